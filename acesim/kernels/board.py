@@ -1,0 +1,191 @@
+"""Single-checker rules on the flat board (RULES.md sections 1 and 2).
+
+Each function is one rule step and reads the lowered rules array by its named
+indices.  A move is a pair ``(src, dst)``: ``src`` is a point 1..24,
+``FROM_BAR`` or ``FROM_WAITING``; ``dst`` is a point 1..24 or ``TO_OFF``.
+"""
+
+import numpy as np
+from numba import njit
+
+from acesim.kernels.layout import (
+    BAR,
+    BAR_ENTRY_DOUBLES_ONLY,
+    BEAROFF_STANDARD,
+    BOARD_DTYPE,
+    BOARD_SIZE,
+    FROM_BAR,
+    FROM_WAITING,
+    HOME_AFTER_ALL_IN_BEAROFF_ONLY,
+    HOME_LOCKED,
+    HOME_TOP,
+    N_CHECKERS,
+    N_POINTS,
+    OFF,
+    OPP_BAR,
+    OPP_OFF,
+    OPP_WAITING,
+    R_BAR_ENTRY,
+    R_BAR_FIRST,
+    R_BEAROFF,
+    R_HOME,
+    R_HOME_AFTER_ALL_IN,
+    TO_OFF,
+    WAITING,
+)
+
+ILLEGAL = -1
+
+
+@njit(cache=True)
+def is_open(board, point):
+    """A point is open to the mover unless two or more opposing checkers hold it."""
+    return board[point - 1] >= -1
+
+
+@njit(cache=True)
+def all_home(board):
+    """Bearing off is allowed: every checker of the mover not yet off is on 1..6."""
+    n = board[OFF]
+    for i in range(HOME_TOP):
+        if board[i] > 0:
+            n += board[i]
+    return n == N_CHECKERS
+
+
+@njit(cache=True)
+def entry_point(die):
+    """Entering (from the bar or from waiting) with ``die`` lands on 25 - die."""
+    return N_POINTS + 1 - die
+
+
+@njit(cache=True)
+def move_target(board, rules, src, die, doubles_segment, home):
+    """Where the checker at ``src`` lands with ``die``, or ILLEGAL.
+
+    ``home`` is ``all_home(board)``, passed in because the caller tries every
+    source against the same board.
+    """
+    bar_blocks = rules[R_BAR_FIRST] != 0 and board[BAR] > 0
+    if src == FROM_BAR or src == FROM_WAITING:
+        if src == FROM_BAR:
+            if board[BAR] == 0:
+                return ILLEGAL
+            # bar_entry = doubles-only: a hit checker re-enters only on a doubles segment
+            if rules[R_BAR_ENTRY] == BAR_ENTRY_DOUBLES_ONLY and not doubles_segment:
+                return ILLEGAL
+        else:
+            if board[WAITING] == 0 or bar_blocks:
+                return ILLEGAL
+        dst = entry_point(die)
+        return dst if is_open(board, dst) else ILLEGAL
+
+    if board[src - 1] <= 0 or bar_blocks:
+        return ILLEGAL
+    # home = locked: a checker in the home board stays until bearing off is allowed
+    if src <= HOME_TOP and rules[R_HOME] == HOME_LOCKED and not home:
+        return ILLEGAL
+    dst = src - die
+    if dst >= 1:
+        # home_after_all_in = bearoff-only: once all are in, dice only bear off
+        if home and rules[R_HOME_AFTER_ALL_IN] == HOME_AFTER_ALL_IN_BEAROFF_ONLY:
+            return ILLEGAL
+        return dst if is_open(board, dst) else ILLEGAL
+    if not home:
+        return ILLEGAL
+    if dst == 0:
+        return TO_OFF
+    # Overshooting bears off only under standard rules, and only from the highest point.
+    if rules[R_BEAROFF] != BEAROFF_STANDARD:
+        return ILLEGAL
+    for q in range(src + 1, HOME_TOP + 1):
+        if board[q - 1] > 0:
+            return ILLEGAL
+    return TO_OFF
+
+
+@njit(cache=True)
+def apply_move(board, src, dst):
+    """Play one checker from ``src`` to ``dst`` in place; return 1 if it hit a blot."""
+    if src == FROM_BAR:
+        board[BAR] -= 1
+    elif src == FROM_WAITING:
+        board[WAITING] -= 1
+    else:
+        board[src - 1] -= 1
+    if dst == TO_OFF:
+        board[OFF] += 1
+        return 0
+    hit = 0
+    if board[dst - 1] == -1:
+        board[dst - 1] = 0
+        board[OPP_BAR] += 1
+        hit = 1
+    board[dst - 1] += 1
+    return hit
+
+
+@njit(cache=True)
+def flip(board, out):
+    """Write into ``out`` the same position seen by the opponent."""
+    for i in range(N_POINTS):
+        out[i] = -board[N_POINTS - 1 - i]
+    out[BAR] = board[OPP_BAR]
+    out[OPP_BAR] = board[BAR]
+    out[WAITING] = board[OPP_WAITING]
+    out[OPP_WAITING] = board[WAITING]
+    out[OFF] = board[OPP_OFF]
+    out[OPP_OFF] = board[OFF]
+    for i in range(OPP_OFF + 1, BOARD_SIZE):
+        out[i] = 0
+
+
+@njit(cache=True)
+def pip_count(board):
+    """Pips the mover needs to bear everything off (waiting and bar checkers count 25)."""
+    pips = (board[BAR] + board[WAITING]) * (N_POINTS + 1)
+    for i in range(N_POINTS):
+        if board[i] > 0:
+            pips += board[i] * (i + 1)
+    return pips
+
+
+# Codes returned by check_invariants; acesim.position turns them into messages.
+OK = 0
+BAD_MOVER_TOTAL = 1
+BAD_OPPONENT_TOTAL = 2
+NEGATIVE_COUNTER = 3
+BAD_PADDING = 4
+
+
+@njit(cache=True)
+def check_invariants(board):
+    """0 if the board is a possible position, else the code of the first violation.
+
+    A point holds one colour by construction of the signed layout, so what can go
+    wrong is a side's total (points + bar + waiting + off must be 15), a negative
+    counter or junk in the padding.
+    """
+    for i in range(BAR, OPP_OFF + 1):
+        if board[i] < 0:
+            return NEGATIVE_COUNTER
+    for i in range(OPP_OFF + 1, BOARD_SIZE):
+        if board[i] != 0:
+            return BAD_PADDING
+    mover = board[BAR] + board[WAITING] + board[OFF]
+    opp = board[OPP_BAR] + board[OPP_WAITING] + board[OPP_OFF]
+    for i in range(N_POINTS):
+        v = board[i]
+        if v > 0:
+            mover += v
+        else:
+            opp -= v
+    if mover != N_CHECKERS:
+        return BAD_MOVER_TOTAL
+    if opp != N_CHECKERS:
+        return BAD_OPPONENT_TOTAL
+    return OK
+
+
+def new_board():
+    return np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)

@@ -1,0 +1,251 @@
+"""Legal plays of a segment (RULES.md section 2), by level-by-level enumeration.
+
+Level ``k`` holds the distinct positions reachable by playing the segment's
+first ``k`` dice.  Because the order of a doubles segment is fixed, what can
+still happen after level ``k`` depends only on the position, so deduplicating
+each level (an open-addressing hash set keyed by the board's four 64-bit words)
+is exact and keeps an eight-die European segment tractable.  The deepest
+non-empty level is the maximal number of dice; its nodes are the legal plays.
+
+A non-double ``[a, b]`` is two one-die levels in each order, higher die first,
+then a shared second level; if no order reaches the second level the
+higher-die rule picks which first level holds the plays.
+
+Every node remembers its parent and the single move that made it, so the moves
+of a play are read back along its parent chain.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from acesim.kernels.board import ILLEGAL, all_home, apply_move, move_target
+from acesim.kernels.layout import (
+    BAR,
+    BOARD_DTYPE,
+    BOARD_SIZE,
+    FROM_BAR,
+    FROM_WAITING,
+    MAX_SEGMENT,
+    N_CHECKERS,
+    N_POINTS,
+    OFF,
+    R_BAR_FIRST,
+    WAITING,
+)
+
+# The scratch memory of one enumerator; ``table`` has at least twice as many
+# slots as there are nodes, so a level never fills it.
+Workspace = namedtuple("Workspace", ["nodes", "parent", "src", "dst", "table", "stamps", "state"])
+
+FULL = -1  # returned when the workspace has no room; grow it and call again
+
+_K0 = np.uint64(0x9E3779B97F4A7C15)
+_K1 = np.uint64(0xC2B2AE3D27D4EB4F)
+_K2 = np.uint64(0x165667B19E3779F9)
+_K3 = np.uint64(0xD6E8FEB86659FD93)
+_S = np.uint64(31)
+
+
+def new_workspace(capacity: int = 4096) -> Workspace:
+    """Scratch memory for up to ``capacity`` nodes per enumeration."""
+    table_size = 1
+    while table_size < 2 * capacity:
+        table_size *= 2
+    return Workspace(
+        nodes=np.zeros((capacity, BOARD_SIZE), dtype=BOARD_DTYPE),
+        parent=np.zeros(capacity, dtype=np.int32),
+        src=np.zeros(capacity, dtype=np.int8),
+        dst=np.zeros(capacity, dtype=np.int8),
+        table=np.zeros(table_size, dtype=np.int32),
+        stamps=np.zeros(table_size, dtype=np.int32),
+        state=np.zeros(1, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def grown_workspace(ws):
+    """A workspace with twice the room of ``ws`` (its contents are not kept)."""
+    capacity = ws.nodes.shape[0] * 2
+    table_size = ws.table.shape[0] * 2
+    return Workspace(
+        np.zeros((capacity, BOARD_SIZE), dtype=BOARD_DTYPE),
+        np.zeros(capacity, dtype=np.int32),
+        np.zeros(capacity, dtype=np.int8),
+        np.zeros(capacity, dtype=np.int8),
+        np.zeros(table_size, dtype=np.int32),
+        np.zeros(table_size, dtype=np.int32),
+        np.zeros(1, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def _new_stamp(ws):
+    """Start an empty hash set without clearing the table."""
+    s = ws.state[0] + 1
+    if s >= 2**31 - 1:
+        ws.stamps[:] = 0
+        s = 1
+    ws.state[0] = s
+    return np.int32(s)
+
+
+@njit(cache=True)
+def _is_new(ws, words, node, stamp):
+    """Insert ``node`` into the current level's set; False if its position is there."""
+    mask = np.uint64(ws.table.shape[0] - 1)
+    h = words[node, 0] * _K0 ^ words[node, 1] * _K1 ^ words[node, 2] * _K2 ^ words[node, 3] * _K3
+    h ^= h >> _S
+    slot = np.int64(h & mask)
+    while True:
+        if ws.stamps[slot] != stamp:
+            ws.stamps[slot] = stamp
+            ws.table[slot] = node
+            return True
+        other = ws.table[slot]
+        if (
+            words[other, 0] == words[node, 0]
+            and words[other, 1] == words[node, 1]
+            and words[other, 2] == words[node, 2]
+            and words[other, 3] == words[node, 3]
+        ):
+            return False
+        slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
+
+
+@njit(cache=True)
+def _expand(ws, words, rules, node, die, doubles_segment, end, dedupe, stamp):
+    """Append every position one ``die`` away from ``node``; return the new end or FULL."""
+    board = ws.nodes[node]
+    if board[OFF] == N_CHECKERS:
+        return end  # the game ended with the last checker off: nothing more is played
+    home = all_home(board)
+    cap = ws.nodes.shape[0]
+    only_bar = rules[R_BAR_FIRST] != 0 and board[BAR] > 0
+    n_sources = 1 if only_bar else N_POINTS + 2
+    # sources in a fixed order: bar, waiting, then points 24 down to 1
+    for k in range(n_sources):
+        if k == 0:
+            src = FROM_BAR
+            if board[BAR] == 0:
+                continue
+        elif k == 1:
+            src = FROM_WAITING
+            if board[WAITING] == 0:
+                continue
+        else:
+            src = N_POINTS + 2 - k
+            if board[src - 1] <= 0:
+                continue
+        dst = move_target(board, rules, src, die, doubles_segment, home)
+        if dst == ILLEGAL:
+            continue
+        if end >= cap:
+            return FULL
+        child = ws.nodes[end]
+        child[:] = board
+        apply_move(child, src, dst)
+        if dedupe and not _is_new(ws, words, end, stamp):
+            continue
+        ws.parent[end] = node
+        ws.src[end] = src
+        ws.dst[end] = dst
+        end += 1
+    return end
+
+
+@njit(cache=True)
+def _expand_level(ws, words, rules, first, stop, die, doubles_segment, end, dedupe):
+    stamp = _new_stamp(ws)
+    for node in range(first, stop):
+        end = _expand(ws, words, rules, node, die, doubles_segment, end, dedupe, stamp)
+        if end == FULL:
+            return FULL
+    return end
+
+
+@njit(cache=True)
+def enumerate_plays(board, rules, segment, n_dice, ws, out):
+    """Enumerate the legal plays of ``segment[:n_dice]`` from ``board``.
+
+    Writes ``out[0], out[1]``: the node range of the plays (each a distinct
+    resulting position) and ``out[2]``: the dice used.  When no die can be
+    played the single play is the unchanged position (node 0).  Returns 0, or
+    FULL when the workspace is too small.
+    """
+    if ws.nodes.shape[0] < 2:
+        return FULL
+    words = ws.nodes.view(np.uint64)
+    ws.nodes[0, :] = board
+    ws.parent[0] = -1
+    doubles_segment = n_dice >= 2 and segment[0] == segment[1]
+
+    if n_dice == 2 and not doubles_segment:
+        hi = max(segment[0], segment[1])
+        lo = min(segment[0], segment[1])
+        # one die from the root: positions differ by source, so no dedupe needed
+        a_end = _expand_level(ws, words, rules, 0, 1, hi, False, 1, False)
+        if a_end == FULL:
+            return FULL
+        b_end = _expand_level(ws, words, rules, 0, 1, lo, False, a_end, False)
+        if b_end == FULL:
+            return FULL
+        stamp = _new_stamp(ws)
+        end = b_end
+        for node in range(1, b_end):
+            die = lo if node < a_end else hi
+            end = _expand(ws, words, rules, node, die, False, end, True, stamp)
+            if end == FULL:
+                return FULL
+        if end > b_end:
+            out[0], out[1], out[2] = b_end, end, 2
+        elif a_end > 1:  # only one die plays: the higher one if it can
+            out[0], out[1], out[2] = 1, a_end, 1
+        elif b_end > a_end:
+            out[0], out[1], out[2] = a_end, b_end, 1
+        else:
+            out[0], out[1], out[2] = 0, 1, 0
+        return 0
+
+    first, stop, used = 0, 1, 0
+    for k in range(n_dice):
+        end = _expand_level(ws, words, rules, first, stop, segment[k], doubles_segment, stop, k > 0)
+        if end == FULL:
+            return FULL
+        if end == stop:
+            break  # the first die that cannot be played ends the segment
+        first, stop, used = stop, end, k + 1
+    out[0], out[1], out[2] = first, stop, used
+    return 0
+
+
+@njit(cache=True)
+def play_moves(ws, node, moves):
+    """Write the moves leading to ``node`` into ``moves`` (n x 2, src/dst); return n."""
+    n = 0
+    while ws.parent[node] >= 0:
+        moves[n, 0] = ws.src[node]
+        moves[n, 1] = ws.dst[node]
+        n += 1
+        node = ws.parent[node]
+    for i in range(n // 2):
+        s, d = moves[i, 0], moves[i, 1]
+        moves[i, 0], moves[i, 1] = moves[n - 1 - i, 0], moves[n - 1 - i, 1]
+        moves[n - 1 - i, 0], moves[n - 1 - i, 1] = s, d
+    return n
+
+
+@njit(cache=True)
+def segment_of(die_a, die_b, four_plus_complement, segment):
+    """Fill ``segment`` with the dice of a roll (RULES.md section 2); return its length."""
+    if die_a != die_b:
+        segment[0], segment[1] = die_a, die_b
+        return 2
+    for i in range(4):
+        segment[i] = die_a
+    if not four_plus_complement:
+        return 4
+    for i in range(4, MAX_SEGMENT):
+        segment[i] = 7 - die_a
+    return MAX_SEGMENT

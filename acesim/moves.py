@@ -1,0 +1,199 @@
+"""Legal plays from Python: the thin typed layer over ``kernels.plays``.
+
+``legal_plays(rules, position, dice)`` answers one query; ``answer_query`` and
+``answer_batch`` implement the JSON-lines contract of ``acesim moves --batch``
+(documented in the README).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from acesim.errors import AcesimError
+from acesim.kernels import layout as L
+from acesim.kernels.board import apply_move
+from acesim.kernels.plays import (
+    FULL,
+    enumerate_plays,
+    grown_workspace,
+    new_workspace,
+    play_moves,
+    segment_of,
+)
+from acesim.position import Position
+from acesim.rules import Ruleset
+
+Square = int | str  # a point 1..24, or "bar" / "waiting" (from), "off" (to)
+
+
+@dataclass(frozen=True)
+class Play:
+    """One legal play: its single-checker moves and the resulting position (mover's view)."""
+
+    moves: tuple[tuple[Square, Square], ...]
+    position: Position
+    hits: tuple[bool, ...] = ()
+
+    def notation(self) -> str:
+        """Readable moves, e.g. ``waiting/22 22/16*``; ``*`` marks a hit."""
+        if not self.moves:
+            return "(no move)"
+        parts = []
+        for (src, dst), hit in zip(self.moves, self.hits or (False,) * len(self.moves)):
+            parts.append(f"{src}/{dst}{'*' if hit else ''}")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class SegmentPlays:
+    """Every legal play of one segment (RULES.md section 2)."""
+
+    segment: tuple[int, ...]
+    dice_used: int
+    complete: bool
+    plays: tuple[Play, ...]
+
+    def positions(self) -> set[Position]:
+        return {play.position for play in self.plays}
+
+
+class _Enumerator:
+    """Owns the kernel workspace, growing it whenever a segment needs more room."""
+
+    def __init__(self) -> None:
+        self.ws = new_workspace(4096)
+        self.out = np.zeros(3, dtype=np.int64)
+        self.segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
+        self.moves = np.zeros((L.MAX_SEGMENT, 2), dtype=np.int64)
+
+    def run(self, board: np.ndarray, rules: np.ndarray, dice: tuple[int, int]) -> int:
+        four_plus = rules[L.R_DOUBLES] == L.DOUBLES_FOUR_PLUS_COMPLEMENT
+        n = segment_of(dice[0], dice[1], four_plus, self.segment)
+        while enumerate_plays(board, rules, self.segment, n, self.ws, self.out) == FULL:
+            self.ws = grown_workspace(self.ws)
+        return n
+
+
+_ENUMERATOR = _Enumerator()
+
+
+def _square_from(code: int) -> Square:
+    if code == L.FROM_BAR:
+        return "bar"
+    if code == L.FROM_WAITING:
+        return "waiting"
+    return int(code)
+
+
+def _square_to(code: int) -> Square:
+    return "off" if code == L.TO_OFF else int(code)
+
+
+def parse_dice(value: Any) -> tuple[int, int]:
+    """``"6-3"``, ``[6, 3]`` or ``(6, 3)`` -> ``(6, 3)``, each die 1..6."""
+    if isinstance(value, str):
+        parts = value.replace(",", "-").split("-")
+        try:
+            dice = [int(p) for p in parts]
+        except ValueError:
+            raise AcesimError(f"dice {value!r} must look like 6-3") from None
+    elif isinstance(value, (list, tuple)):
+        dice = list(value)
+    else:
+        raise AcesimError(f"dice {value!r} must be two dice like [6, 3]")
+    if len(dice) != 2 or any(isinstance(d, bool) or not isinstance(d, int) for d in dice):
+        raise AcesimError(f"dice {value!r} must be two whole numbers from 1 to 6")
+    if any(not 1 <= d <= 6 for d in dice):
+        raise AcesimError(f"dice {value!r} must be two whole numbers from 1 to 6")
+    return dice[0], dice[1]
+
+
+def legal_plays(rules: Ruleset, position: Position, dice: tuple[int, int]) -> SegmentPlays:
+    """Every legal play of the segment that ``dice`` starts (``[d, d]``: the doubles segment).
+
+    The plays are the distinct resulting positions, each with one sequence of
+    moves that reaches it, in the order the enumerator finds them.
+    """
+    dice = parse_dice(dice)
+    if position.off[0] == L.N_CHECKERS or position.off[1] == L.N_CHECKERS:
+        raise AcesimError("the game is over in this position: a side has borne off all 15")
+    board = position.to_board()
+    rules_array = rules.to_array()
+    enumerator = _ENUMERATOR
+    n = enumerator.run(board, rules_array, dice)
+    segment = tuple(int(d) for d in enumerator.segment[:n])
+    first, stop, used = (int(v) for v in enumerator.out)
+    ws = enumerator.ws
+    plays = []
+    for node in range(first, stop):
+        k = play_moves(ws, node, enumerator.moves)
+        moves = tuple(
+            (_square_from(enumerator.moves[i, 0]), _square_to(enumerator.moves[i, 1]))
+            for i in range(k)
+        )
+        hits = _replay_hits(board, enumerator.moves[:k])
+        plays.append(Play(moves, Position.from_board(ws.nodes[node]), hits))
+    return SegmentPlays(segment, used, used == n, tuple(plays))
+
+
+def _replay_hits(board: np.ndarray, moves: np.ndarray) -> tuple[bool, ...]:
+    scratch = board.copy()
+    return tuple(bool(apply_move(scratch, int(src), int(dst))) for src, dst in moves)
+
+
+# --- the batch contract -----------------------------------------------------
+
+
+def result_to_json(result: SegmentPlays) -> dict[str, Any]:
+    return {
+        "dice_used": result.dice_used,
+        "segment": list(result.segment),
+        "complete": result.complete,
+        "plays": [
+            {"moves": [list(m) for m in play.moves], "position": play.position.to_json()}
+            for play in result.plays
+        ],
+    }
+
+
+def rules_from_query(value: Any) -> Ruleset:
+    if isinstance(value, str):
+        return Ruleset.preset(value)
+    if isinstance(value, dict):
+        return Ruleset.from_mapping(value, name="query")
+    raise AcesimError("'rules' must be a preset name or an object with a 'preset' key")
+
+
+def answer_query(line: str) -> dict[str, Any]:
+    """One batch line in, one answer object out (``{"error": ...}`` for a bad line)."""
+    try:
+        try:
+            query = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise AcesimError(f"line is not valid JSON: {exc.msg} at column {exc.colno}") from None
+        if not isinstance(query, dict):
+            raise AcesimError("query must be a JSON object with rules, position and dice")
+        for key in ("rules", "position", "dice"):
+            if key not in query:
+                raise AcesimError(f"query is missing {key!r}")
+        unknown = sorted(set(query) - {"rules", "position", "dice"})
+        if unknown:
+            raise AcesimError(f"query has unknown key {unknown[0]!r}")
+        rules = rules_from_query(query["rules"])
+        position = Position.from_json(query["position"])
+        dice = parse_dice(query["dice"])
+        return result_to_json(legal_plays(rules, position, dice))
+    except AcesimError as exc:
+        return {"error": str(exc)}
+
+
+def answer_batch(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """Answers in query order; blank lines are skipped."""
+    for line in lines:
+        if line.strip():
+            yield answer_query(line)

@@ -1,0 +1,266 @@
+"""Positions: the JSON interchange form of RULES.md section 1, position IDs, text boards.
+
+A ``Position`` is always seen from the mover (the side on roll): positive point
+counts are the mover's checkers, negative ones the opponent's, and each pair
+(``bar``, ``waiting``, ``off``) is ``(mover, opponent)``.
+
+Position ID
+-----------
+24 characters of URL-safe base64 (``A-Z a-z 0-9 - _``) encoding 144 bits, most
+significant first: for points 1..24 the count plus 15 in five bits (0 means 15
+opposing checkers, 15 empty, 30 fifteen of the mover's), then four bits each
+for mover bar, opponent bar, mover waiting, opponent waiting, mover off,
+opponent off.  The Acey-Deucey start is ``e9689e9689e9689e9689e9689e9689e968AP8A``
+style text produced by :func:`Position.to_id`; any ID decodes to exactly one
+position and every valid position has exactly one ID.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from acesim.errors import AcesimError
+from acesim.kernels import layout as L
+from acesim.kernels.board import pip_count
+
+ID_LENGTH = 24
+_KEYS = ("points", "bar", "waiting", "off")
+
+
+@dataclass(frozen=True)
+class Position:
+    points: tuple[int, ...]
+    bar: tuple[int, int] = (0, 0)
+    waiting: tuple[int, int] = (0, 0)
+    off: tuple[int, int] = (0, 0)
+
+    def __post_init__(self) -> None:
+        problem = _problem(self)
+        if problem:
+            raise AcesimError(f"impossible position: {problem}")
+
+    # --- construction -------------------------------------------------------
+
+    @classmethod
+    def start(cls, start: str = "off-board") -> Position:
+        """The start of the game under rule ``start`` (``off-board`` or ``backgammon``)."""
+        if start == "off-board":
+            return cls(points=(0,) * L.N_POINTS, waiting=(15, 15))
+        if start == "backgammon":
+            points = [0] * L.N_POINTS
+            for index, count in ((23, 2), (12, 5), (7, 3), (5, 5)):
+                points[index] = count
+                points[L.N_POINTS - 1 - index] = -count
+            return cls(points=tuple(points))
+        raise AcesimError(f"unknown start {start!r}; allowed: off-board, backgammon")
+
+    @classmethod
+    def from_json(cls, data: Any) -> Position:
+        if not isinstance(data, Mapping):
+            raise AcesimError("position must be a JSON object with points, bar, waiting, off")
+        unknown = sorted(set(data) - set(_KEYS))
+        if unknown:
+            raise AcesimError(f"position has unknown key {unknown[0]!r}; keys: {', '.join(_KEYS)}")
+        missing = [k for k in _KEYS if k not in data]
+        if missing:
+            raise AcesimError(f"position is missing {missing[0]!r}")
+        points = _int_list(data["points"], "points", L.N_POINTS, -15, 15)
+        pairs = [tuple(_int_list(data[k], k, 2, 0, 15)) for k in _KEYS[1:]]
+        return cls(tuple(points), *pairs)
+
+    @classmethod
+    def from_json_text(cls, text: str) -> Position:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise AcesimError(f"position is not valid JSON: {exc.msg} at column {exc.colno}") from None
+        return cls.from_json(data)
+
+    @classmethod
+    def from_id(cls, text: str) -> Position:
+        text = text.strip()
+        if len(text) != ID_LENGTH:
+            raise AcesimError(
+                f"position ID {text!r} has {len(text)} characters; an ID has {ID_LENGTH}"
+            )
+        try:
+            raw = base64.b64decode(text, altchars=b"-_", validate=True)
+        except (binascii.Error, ValueError):
+            raise AcesimError(
+                f"position ID {text!r} has a character outside A-Z a-z 0-9 - _"
+            ) from None
+        bits = int.from_bytes(raw, "big")
+        fields = []
+        for width in [4] * 6 + [5] * L.N_POINTS:
+            fields.append(bits & ((1 << width) - 1))
+            bits >>= width
+        fields.reverse()
+        point_codes, counters = fields[: L.N_POINTS], fields[L.N_POINTS :]
+        if any(code > 30 for code in point_codes):
+            raise AcesimError(f"position ID {text!r} is not a valid ID (a point code is out of range)")
+        return cls(
+            points=tuple(code - 15 for code in point_codes),
+            bar=(counters[0], counters[1]),
+            waiting=(counters[2], counters[3]),
+            off=(counters[4], counters[5]),
+        )
+
+    @classmethod
+    def from_board(cls, board: np.ndarray) -> Position:
+        return cls(
+            points=tuple(int(v) for v in board[: L.N_POINTS]),
+            bar=(int(board[L.BAR]), int(board[L.OPP_BAR])),
+            waiting=(int(board[L.WAITING]), int(board[L.OPP_WAITING])),
+            off=(int(board[L.OFF]), int(board[L.OPP_OFF])),
+        )
+
+    # --- views ----------------------------------------------------------------
+
+    def to_json(self) -> dict[str, list[int]]:
+        return {
+            "points": list(self.points),
+            "bar": list(self.bar),
+            "waiting": list(self.waiting),
+            "off": list(self.off),
+        }
+
+    def to_board(self) -> np.ndarray:
+        board = np.zeros(L.BOARD_SIZE, dtype=L.BOARD_DTYPE)
+        board[: L.N_POINTS] = self.points
+        board[L.BAR], board[L.OPP_BAR] = self.bar
+        board[L.WAITING], board[L.OPP_WAITING] = self.waiting
+        board[L.OFF], board[L.OPP_OFF] = self.off
+        return board
+
+    def to_id(self) -> str:
+        bits = 0
+        for v in self.points:
+            bits = (bits << 5) | (v + 15)
+        for v in (*self.bar, *self.waiting, *self.off):
+            bits = (bits << 4) | v
+        return base64.b64encode(bits.to_bytes(18, "big"), altchars=b"-_").decode("ascii")
+
+    def flipped(self) -> Position:
+        """The same position seen by the opponent."""
+        return Position(
+            points=tuple(-v for v in reversed(self.points)),
+            bar=self.bar[::-1],
+            waiting=self.waiting[::-1],
+            off=self.off[::-1],
+        )
+
+    def pips(self) -> tuple[int, int]:
+        """Pip counts (mover, opponent); waiting and bar checkers count 25."""
+        return (
+            int(pip_count(self.to_board())),
+            int(pip_count(self.flipped().to_board())),
+        )
+
+    def render(self) -> str:
+        """The board as text: X is the mover (moving 24 -> 1), O the opponent."""
+        return render_board(self)
+
+
+def _int_list(value: Any, key: str, length: int, low: int, high: int) -> list[int]:
+    if not isinstance(value, list) or len(value) != length:
+        raise AcesimError(f"position {key!r} must be a list of {length} integers")
+    for i, v in enumerate(value):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise AcesimError(f"position {key}[{i}] must be an integer, got {v!r}")
+        if not low <= v <= high:
+            raise AcesimError(f"position {key}[{i}] = {v} is out of range {low}..{high}")
+    return list(value)
+
+
+def _problem(pos: Position) -> str | None:
+    """What makes ``pos`` impossible, or None."""
+    if len(pos.points) != L.N_POINTS:
+        return f"there are {len(pos.points)} points, not {L.N_POINTS}"
+    for name in _KEYS[1:]:
+        pair = getattr(pos, name)
+        if len(pair) != 2 or any(not 0 <= v <= 15 for v in pair):
+            return f"{name} must be two counts from 0 to 15"
+    for side, sign, label in ((0, 1, "mover"), (1, -1, "opponent")):
+        on_points = sum(v * sign for v in pos.points if v * sign > 0)
+        total = on_points + pos.bar[side] + pos.waiting[side] + pos.off[side]
+        if total != L.N_CHECKERS:
+            return (
+                f"the {label} has {total} checkers (points {on_points}, bar {pos.bar[side]}, "
+                f"waiting {pos.waiting[side]}, off {pos.off[side]}); each side has 15"
+            )
+    if pos.off[0] == L.N_CHECKERS and pos.off[1] == L.N_CHECKERS:
+        return "both sides have borne off all 15 checkers"
+    return None
+
+
+def parse_position(text: str, start: str = "off-board") -> Position:
+    """A position given on the command line: ``start``, an ID, inline JSON or a .json file."""
+    text = text.strip()
+    if text == "start":
+        return Position.start(start)
+    if text.startswith("{"):
+        return Position.from_json_text(text)
+    path = Path(text)
+    if path.suffix.lower() == ".json" or (len(text) != ID_LENGTH and path.exists()):
+        try:
+            content = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise AcesimError(f"cannot read position file {text}: {exc.strerror}") from None
+        return Position.from_json_text(content)
+    return Position.from_id(text)
+
+
+def render_board(pos: Position) -> str:
+    """Stacks up to five checkers a point; a taller stack shows its count on the fifth row."""
+    rows = 5
+
+    def cell(point: int, row: int) -> str:
+        v = pos.points[point - 1]
+        n, mark = abs(v), ("X" if v > 0 else "O")
+        if n == 0 or row >= n:
+            return " . " if row == 0 and n == 0 else "   "
+        if row == rows - 1 and n > rows:
+            return f"{n:>2} "
+        return f" {mark} "
+
+    def half(points: list[int], top: bool) -> list[str]:
+        lines = []
+        order = range(rows) if top else reversed(range(rows))
+        for row in order:
+            left = "".join(cell(p, row) for p in points[:6])
+            right = "".join(cell(p, row) for p in points[6:])
+            lines.append(f" |{left}|{right}|")
+        return lines
+
+    top_points = list(range(13, 25))
+    bottom_points = list(range(12, 0, -1))
+    header = " +" + "".join(f"{p:^3}" for p in top_points[:6]) + "+" + "".join(
+        f"{p:^3}" for p in top_points[6:]
+    ) + "+"
+    footer = " +" + "".join(f"{p:^3}" for p in bottom_points[:6]) + "+" + "".join(
+        f"{p:^3}" for p in bottom_points[6:]
+    ) + "+"
+    blank = " |" + " " * 18 + "|" + " " * 18 + "|"
+    mover_pips, opp_pips = pos.pips()
+    lines = [f" Position ID: {pos.to_id()}", header]
+    lines += half(top_points, top=True)
+    lines.append(blank)
+    lines += half(bottom_points, top=False)
+    lines.append(footer)
+    lines.append(
+        f" X (on roll, moves 24->1): bar {pos.bar[0]:>2}  waiting {pos.waiting[0]:>2}  "
+        f"off {pos.off[0]:>2}  pips {mover_pips}"
+    )
+    lines.append(
+        f" O (opponent, moves 1->24): bar {pos.bar[1]:>2}  waiting {pos.waiting[1]:>2}  "
+        f"off {pos.off[1]:>2}  pips {opp_pips}"
+    )
+    return "\n".join(lines)

@@ -1,0 +1,308 @@
+"""Rule sets: every knob of RULES.md section 4, the presets, files and overrides.
+
+A ``Ruleset`` is plain data, validated once when it is made, and lowered by
+``to_array`` to the small integer array the kernels read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from acesim.errors import AcesimError
+from acesim.kernels import layout as L
+
+# Bumped whenever any rule's behaviour in the kernels changes; records carry it.
+RULES_VERSION = 1
+
+# Allowed values of each knob, in the order of the kernel codes in layout.py;
+# ``bool`` marks a true/false knob.
+KNOB_VALUES: dict[str, tuple[str, ...] | type[bool]] = {
+    "start": ("off-board", "backgammon"),
+    "opening": ("reroll", "use"),
+    "doubles": ("four", "four-plus-complement"),
+    "doubles_extra_roll": bool,
+    "acey_deucey": ("none", "choose", "roll-die"),
+    "acey_deucey_extra_roll": bool,
+    "bonus_needs_full_use": bool,
+    "bar_first": bool,
+    "bar_entry": ("any", "doubles-only"),
+    "home": ("free", "locked"),
+    "home_after_all_in": ("free", "bearoff-only"),
+    "bearoff": ("exact", "standard"),
+    "scoring": ("single", "per-checker", "gammons"),
+    "stakes_double_on_1_2": bool,
+}
+
+_KNOB_INDEX = {
+    "start": L.R_START,
+    "opening": L.R_OPENING,
+    "doubles": L.R_DOUBLES,
+    "doubles_extra_roll": L.R_DOUBLES_EXTRA_ROLL,
+    "acey_deucey": L.R_ACEY_DEUCEY,
+    "acey_deucey_extra_roll": L.R_ACEY_DEUCEY_EXTRA_ROLL,
+    "bonus_needs_full_use": L.R_BONUS_NEEDS_FULL_USE,
+    "bar_first": L.R_BAR_FIRST,
+    "bar_entry": L.R_BAR_ENTRY,
+    "home": L.R_HOME,
+    "home_after_all_in": L.R_HOME_AFTER_ALL_IN,
+    "bearoff": L.R_BEAROFF,
+    "scoring": L.R_SCORING,
+    "stakes_double_on_1_2": L.R_STAKES_DOUBLE_ON_1_2,
+}
+
+KNOBS: tuple[str, ...] = tuple(KNOB_VALUES)
+
+
+def allowed_values(knob: str) -> str:
+    values = KNOB_VALUES[knob]
+    return "true, false" if values is bool else ", ".join(values)
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """One complete set of house rules; field names are the knobs of RULES.md."""
+
+    start: str
+    opening: str
+    doubles: str
+    doubles_extra_roll: bool
+    acey_deucey: str
+    acey_deucey_extra_roll: bool
+    bonus_needs_full_use: bool
+    bar_first: bool
+    bar_entry: str
+    home: str
+    home_after_all_in: str
+    bearoff: str
+    scoring: str
+    stakes_double_on_1_2: bool
+    name: str = field(default="custom", compare=False)
+
+    def __post_init__(self) -> None:
+        for knob in KNOBS:
+            value = getattr(self, knob)
+            allowed = KNOB_VALUES[knob]
+            ok = isinstance(value, bool) if allowed is bool else value in allowed
+            if not ok:
+                raise AcesimError(
+                    f"rule {knob} cannot be {value!r}; allowed: {allowed_values(knob)}"
+                )
+        if self.acey_deucey == "none" and self.acey_deucey_extra_roll:
+            raise AcesimError(
+                "rule acey_deucey_extra_roll=true contradicts acey_deucey=none "
+                "(there is no 1-2 bonus to follow); set acey_deucey_extra_roll=false"
+            )
+
+    @classmethod
+    def preset(cls, name: str) -> Ruleset:
+        try:
+            return PRESETS[name]
+        except KeyError:
+            raise AcesimError(
+                f"unknown rule preset {name!r}; presets: {', '.join(PRESETS)}"
+            ) from None
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], name: str | None = None) -> Ruleset:
+        """``{"preset": "navy", "<knob>": value, ...}`` as in rule files and batch queries."""
+        if not isinstance(data, Mapping):
+            raise AcesimError("rules must be a preset name or an object with a 'preset' key")
+        data = dict(data)
+        preset_name = data.pop("preset", None)
+        if preset_name is None:
+            raise AcesimError(
+                f"rules need a 'preset' key naming the base rule set ({', '.join(PRESETS)})"
+            )
+        if not isinstance(preset_name, str):
+            raise AcesimError(f"rules 'preset' must be a name, got {preset_name!r}")
+        file_name = data.pop("name", None)
+        base = cls.preset(preset_name)
+        overrides = {knob: _typed_value(knob, value) for knob, value in data.items()}
+        ruleset = base.with_overrides(overrides)
+        if file_name is not None:
+            ruleset = dataclasses.replace(ruleset, name=str(file_name))
+        elif name is not None and overrides:
+            ruleset = dataclasses.replace(ruleset, name=name)
+        return ruleset
+
+    @classmethod
+    def from_file(cls, path: Path) -> Ruleset:
+        """A TOML or JSON file: ``preset = "navy"`` plus knob overrides."""
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise AcesimError(f"cannot read rules file {path}: {exc.strerror}") from None
+        try:
+            if path.suffix.lower() == ".json":
+                data = json.loads(text)
+            else:
+                data = tomllib.loads(text)
+        except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise AcesimError(f"rules file {path} is malformed: {exc}") from None
+        return cls.from_mapping(data, name=path.stem)
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Ruleset:
+        if not overrides:
+            return self
+        for knob in overrides:
+            _check_knob(knob)
+        changed = {k: v for k, v in overrides.items() if getattr(self, k) != v}
+        suffix = "".join(f"+{k}={_show(v)}" for k, v in changed.items())
+        return dataclasses.replace(self, **overrides, name=self.name + suffix)
+
+    def knobs(self) -> dict[str, str | bool]:
+        return {knob: getattr(self, knob) for knob in KNOBS}
+
+    def to_array(self) -> np.ndarray:
+        """The kernels' view: one small integer per knob at its layout index."""
+        array = np.zeros(L.RULES_SIZE, dtype=L.RULES_DTYPE)
+        for knob in KNOBS:
+            value = getattr(self, knob)
+            allowed = KNOB_VALUES[knob]
+            array[_KNOB_INDEX[knob]] = int(value) if allowed is bool else allowed.index(value)
+        return array
+
+
+def _check_knob(knob: str) -> None:
+    if knob not in KNOB_VALUES:
+        raise AcesimError(f"unknown rule knob {knob!r}; knobs: {', '.join(KNOBS)}")
+
+
+def _show(value: str | bool) -> str:
+    return str(value).lower() if isinstance(value, bool) else value
+
+
+def _typed_value(knob: str, value: Any) -> str | bool:
+    """A knob's value from a file or query, which keeps its JSON/TOML type."""
+    _check_knob(knob)
+    if KNOB_VALUES[knob] is bool:
+        if not isinstance(value, bool):
+            raise AcesimError(f"rule {knob} cannot be {value!r}; allowed: true, false")
+        return value
+    if not isinstance(value, str):
+        raise AcesimError(f"rule {knob} cannot be {value!r}; allowed: {allowed_values(knob)}")
+    return value
+
+
+def parse_override(text: str) -> tuple[str, str | bool]:
+    """``knob=value`` from the command line."""
+    knob, sep, raw = text.partition("=")
+    knob, raw = knob.strip(), raw.strip()
+    if not sep or not knob:
+        raise AcesimError(f"rule override {text!r} must look like knob=value")
+    _check_knob(knob)
+    if KNOB_VALUES[knob] is bool:
+        lowered = raw.lower()
+        if lowered in ("true", "yes", "on", "1"):
+            return knob, True
+        if lowered in ("false", "no", "off", "0"):
+            return knob, False
+        raise AcesimError(f"rule {knob} cannot be {raw!r}; allowed: true, false")
+    return knob, raw
+
+
+def load_ruleset(spec: str, overrides: Sequence[str] = ()) -> Ruleset:
+    """A preset name or a rules file, then ``knob=value`` overrides."""
+    if spec in PRESETS:
+        ruleset = PRESETS[spec]
+    else:
+        path = Path(spec)
+        if path.suffix.lower() in (".toml", ".json") or path.exists():
+            if not path.exists():
+                raise AcesimError(f"rules file {spec} does not exist")
+            ruleset = Ruleset.from_file(path)
+        else:
+            raise AcesimError(
+                f"unknown rules {spec!r}: not a preset ({', '.join(PRESETS)}) "
+                "and not a .toml or .json file"
+            )
+    return ruleset.with_overrides(dict(parse_override(o) for o in overrides))
+
+
+PRESETS: dict[str, Ruleset] = {
+    "european": Ruleset(
+        start="off-board",
+        opening="reroll",
+        doubles="four-plus-complement",
+        doubles_extra_roll=True,
+        acey_deucey="choose",
+        acey_deucey_extra_roll=True,
+        bonus_needs_full_use=True,
+        bar_first=True,
+        bar_entry="any",
+        home="free",
+        home_after_all_in="bearoff-only",
+        bearoff="exact",
+        scoring="single",
+        stakes_double_on_1_2=False,
+        name="european",
+    ),
+    "american": Ruleset(
+        start="off-board",
+        opening="reroll",
+        doubles="four",
+        doubles_extra_roll=False,
+        acey_deucey="choose",
+        acey_deucey_extra_roll=True,
+        bonus_needs_full_use=True,
+        bar_first=True,
+        bar_entry="any",
+        home="free",
+        home_after_all_in="free",
+        bearoff="standard",
+        scoring="per-checker",
+        stakes_double_on_1_2=False,
+        name="american",
+    ),
+    "navy": Ruleset(
+        start="off-board",
+        opening="reroll",
+        doubles="four",
+        doubles_extra_roll=True,
+        acey_deucey="choose",
+        acey_deucey_extra_roll=True,
+        bonus_needs_full_use=False,
+        bar_first=False,
+        bar_entry="any",
+        home="locked",
+        home_after_all_in="free",
+        bearoff="exact",
+        scoring="single",
+        stakes_double_on_1_2=False,
+        name="navy",
+    ),
+    "backgammon": Ruleset(
+        start="backgammon",
+        opening="use",
+        doubles="four",
+        doubles_extra_roll=False,
+        acey_deucey="none",
+        acey_deucey_extra_roll=False,
+        bonus_needs_full_use=False,
+        bar_first=True,
+        bar_entry="any",
+        home="free",
+        home_after_all_in="free",
+        bearoff="standard",
+        scoring="gammons",
+        stakes_double_on_1_2=False,
+        name="backgammon",
+    ),
+}
+
+PRESET_SOURCES: dict[str, str] = {
+    "european": "seeds/000_e987f27d95d37f6e.txt (European Acey-Deucey)",
+    "american": "seeds/004_1a85fe3d9c3d0581.txt, American column; "
+    "doubles_extra_roll=false is an inference",
+    "navy": "seeds/001_fa1ead771036e2b5.txt, main rules and notable differences 1-5; "
+    "opening=reroll is an inference",
+    "backgammon": "seeds/002_7d15cb8c902c9f67.txt plus ordinary backgammon scoring",
+}
