@@ -82,8 +82,9 @@ def move_target(board, rules, src, die, doubles_segment, home):
 
     if board[src - 1] <= 0 or bar_blocks:
         return ILLEGAL
-    # home = locked: a checker in the home board stays until bearing off is allowed
-    if src <= HOME_TOP and rules[R_HOME] == HOME_LOCKED and not home:
+    # home = locked: a checker in the home board stays until bearing off is allowed;
+    # once one checker is off the lock never returns, even if another is hit later
+    if src <= HOME_TOP and rules[R_HOME] == HOME_LOCKED and not home and board[OFF] == 0:
         return ILLEGAL
     dst = src - die
     if dst >= 1:
