@@ -1,0 +1,38 @@
+"""Jitted kernels: plain functions over fixed-size NumPy arrays.
+
+Nothing here imports from outside ``acesim.kernels`` but NumPy and Numba.
+
+Numba's on-disk cache (``cache=True``) notices edits only to the file that
+holds a cached function, not to kernels it calls from other files, so an edit
+to ``board.py`` would leave ``plays.py`` running stale machine code.  A digest
+of every kernel source guards the cache: when any kernel file changes, all
+cached kernels are dropped and compiled afresh.
+"""
+
+import hashlib
+from pathlib import Path
+
+
+def _drop_stale_cache() -> None:
+    here = Path(__file__).parent
+    digest = hashlib.sha256()
+    for source in sorted(here.glob("*.py")):
+        digest.update(source.name.encode())
+        digest.update(source.read_bytes())
+    cache = here / "__pycache__"
+    stamp = cache / "kernels.digest"
+    try:
+        if stamp.read_text() == digest.hexdigest():
+            return
+    except OSError:
+        pass
+    try:
+        for stale in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+            stale.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(digest.hexdigest())
+    except OSError:
+        pass  # a read-only install: Numba then caches elsewhere or not at all
+
+
+_drop_stale_cache()
