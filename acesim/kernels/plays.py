@@ -35,9 +35,11 @@ from acesim.kernels.layout import (
     WAITING,
 )
 
-# The scratch memory of one enumerator; ``table`` has at least twice as many
-# slots as there are nodes, so a level never fills it.
-Workspace = namedtuple("Workspace", ["nodes", "parent", "src", "dst", "table", "stamps", "state"])
+# The scratch memory of one enumerator.  ``slots`` is the hash set of the
+# current level: each slot holds ``stamp << 32 | node``, so a slot from an
+# earlier level (older stamp) reads as empty and the set never needs clearing.
+# It has at least twice as many slots as there are nodes, so it never fills.
+Workspace = namedtuple("Workspace", ["nodes", "parent", "src", "dst", "slots", "state"])
 
 FULL = -1  # returned when the workspace has no room; grow it and call again
 
@@ -58,8 +60,7 @@ def new_workspace(capacity: int = 4096) -> Workspace:
         parent=np.zeros(capacity, dtype=np.int32),
         src=np.zeros(capacity, dtype=np.int8),
         dst=np.zeros(capacity, dtype=np.int8),
-        table=np.zeros(table_size, dtype=np.int32),
-        stamps=np.zeros(table_size, dtype=np.int32),
+        slots=np.zeros(table_size, dtype=np.int64),
         state=np.zeros(1, dtype=np.int64),
     )
 
@@ -68,42 +69,49 @@ def new_workspace(capacity: int = 4096) -> Workspace:
 def grown_workspace(ws):
     """A workspace with twice the room of ``ws`` (its contents are not kept)."""
     capacity = ws.nodes.shape[0] * 2
-    table_size = ws.table.shape[0] * 2
+    table_size = ws.slots.shape[0] * 2
     return Workspace(
         np.zeros((capacity, BOARD_SIZE), dtype=BOARD_DTYPE),
         np.zeros(capacity, dtype=np.int32),
         np.zeros(capacity, dtype=np.int8),
         np.zeros(capacity, dtype=np.int8),
-        np.zeros(table_size, dtype=np.int32),
-        np.zeros(table_size, dtype=np.int32),
+        np.zeros(table_size, dtype=np.int64),
         np.zeros(1, dtype=np.int64),
     )
 
 
 @njit(cache=True)
-def _new_stamp(ws):
-    """Start an empty hash set without clearing the table."""
+def _new_level(ws, first, stop):
+    """Start an empty hash set for the children of nodes ``first..stop``.
+
+    Returns ``(stamp, mask)``: the set uses only the first ``mask + 1`` slots,
+    at least twice the most children the level can have, so small segments
+    stay in cache.
+    """
     s = ws.state[0] + 1
     if s >= 2**31 - 1:
-        ws.stamps[:] = 0
+        ws.slots[:] = 0
         s = 1
     ws.state[0] = s
-    return np.int32(s)
+    bound = 2 * (stop - first) * (N_POINTS + 2)
+    size = 64
+    while size < bound and size < ws.slots.shape[0]:
+        size *= 2
+    return s << 32, np.uint64(size - 1)
 
 
 @njit(cache=True)
-def _is_new(ws, words, node, stamp):
+def _is_new(ws, words, node, stamp, mask):
     """Insert ``node`` into the current level's set; False if its position is there."""
-    mask = np.uint64(ws.table.shape[0] - 1)
     h = words[node, 0] * _K0 ^ words[node, 1] * _K1 ^ words[node, 2] * _K2 ^ words[node, 3] * _K3
     h ^= h >> _S
     slot = np.int64(h & mask)
     while True:
-        if ws.stamps[slot] != stamp:
-            ws.stamps[slot] = stamp
-            ws.table[slot] = node
+        entry = ws.slots[slot]
+        if entry < stamp:
+            ws.slots[slot] = stamp | node
             return True
-        other = ws.table[slot]
+        other = entry & 0xFFFFFFFF
         if (
             words[other, 0] == words[node, 0]
             and words[other, 1] == words[node, 1]
@@ -115,7 +123,7 @@ def _is_new(ws, words, node, stamp):
 
 
 @njit(cache=True)
-def _expand(ws, words, rules, node, die, doubles_segment, end, dedupe, stamp):
+def _expand(ws, words, rules, node, die, doubles_segment, end, dedupe, stamp, mask):
     """Append every position one ``die`` away from ``node``; return the new end or FULL."""
     board = ws.nodes[node]
     if board[OFF] == N_CHECKERS:
@@ -143,10 +151,13 @@ def _expand(ws, words, rules, node, die, doubles_segment, end, dedupe, stamp):
             continue
         if end >= cap:
             return FULL
-        child = ws.nodes[end]
-        child[:] = board
-        apply_move(child, src, dst)
-        if dedupe and not _is_new(ws, words, end, stamp):
+        # copy the parent as four words, not 32 bytes
+        words[end, 0] = words[node, 0]
+        words[end, 1] = words[node, 1]
+        words[end, 2] = words[node, 2]
+        words[end, 3] = words[node, 3]
+        apply_move(ws.nodes[end], src, dst)
+        if dedupe and not _is_new(ws, words, end, stamp, mask):
             continue
         ws.parent[end] = node
         ws.src[end] = src
@@ -157,9 +168,9 @@ def _expand(ws, words, rules, node, die, doubles_segment, end, dedupe, stamp):
 
 @njit(cache=True)
 def _expand_level(ws, words, rules, first, stop, die, doubles_segment, end, dedupe):
-    stamp = _new_stamp(ws)
+    stamp, mask = _new_level(ws, first, stop)
     for node in range(first, stop):
-        end = _expand(ws, words, rules, node, die, doubles_segment, end, dedupe, stamp)
+        end = _expand(ws, words, rules, node, die, doubles_segment, end, dedupe, stamp, mask)
         if end == FULL:
             return FULL
     return end
@@ -191,11 +202,11 @@ def enumerate_plays(board, rules, segment, n_dice, ws, out):
         b_end = _expand_level(ws, words, rules, 0, 1, lo, False, a_end, False)
         if b_end == FULL:
             return FULL
-        stamp = _new_stamp(ws)
+        stamp, mask = _new_level(ws, 1, b_end)
         end = b_end
         for node in range(1, b_end):
             die = lo if node < a_end else hi
-            end = _expand(ws, words, rules, node, die, False, end, True, stamp)
+            end = _expand(ws, words, rules, node, die, False, end, True, stamp, mask)
             if end == FULL:
                 return FULL
         if end > b_end:
@@ -249,3 +260,18 @@ def segment_of(die_a, die_b, four_plus_complement, segment):
     for i in range(4, MAX_SEGMENT):
         segment[i] = 7 - die_a
     return MAX_SEGMENT
+
+
+@njit(cache=True)
+def enumerate_each(boards, dice, rules, ws, out, segment, four_plus_complement):
+    """Enumerate the plays of every ``(boards[i], dice[i])``; return the total number of plays.
+
+    Returns FULL when the workspace is too small for one of them.
+    """
+    total = 0
+    for i in range(boards.shape[0]):
+        n = segment_of(dice[i, 0], dice[i, 1], four_plus_complement, segment)
+        if enumerate_plays(boards[i], rules, segment, n, ws, out) == FULL:
+            return FULL
+        total += out[1] - out[0]
+    return total
