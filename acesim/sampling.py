@@ -1,0 +1,46 @@
+"""Positions reached in random games, for tests and benchmarks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from acesim.errors import AcesimError
+from acesim.kernels import layout as L
+from acesim.kernels.board import check_invariants
+from acesim.kernels.plays import new_workspace
+from acesim.kernels.randomplay import random_walk
+from acesim.position import Position
+from acesim.rules import Ruleset
+
+_VIOLATIONS = {
+    1: "the mover does not have 15 checkers",
+    2: "the opponent does not have 15 checkers",
+    3: "a bar, waiting or off counter went negative",
+    4: "the board's padding was written",
+}
+
+
+def sample_positions(
+    rules: Ruleset, n_samples: int, seed: int, max_games: int = 1_000_000
+) -> tuple[np.ndarray, np.ndarray]:
+    """``n_samples`` boards (mover's view) met before segments of random games, with their dice.
+
+    Every play the enumerator generates on the way is checked with the jitted
+    ``check_invariants``; a violation is an engine bug and raises.
+    """
+    if n_samples <= 0:
+        raise AcesimError(f"the number of samples must be positive, got {n_samples}")
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    samples = np.zeros((n_samples, L.BOARD_SIZE), dtype=L.BOARD_DTYPE)
+    dice = np.zeros((n_samples, 2), dtype=np.int64)
+    start = Position.start(rules.start).to_board()
+    n, violation, _ = random_walk(
+        start, rules.to_array(), rng, max_games, n_samples, new_workspace(), samples, dice
+    )
+    if violation:
+        raise AssertionError(f"engine bug under {rules.name}: {_VIOLATIONS[int(violation)]}")
+    for board in samples[:n]:
+        code = int(check_invariants(board))
+        if code:
+            raise AssertionError(f"engine bug under {rules.name}: {_VIOLATIONS[code]}")
+    return samples[:n], dice[:n]
