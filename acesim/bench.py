@@ -1,0 +1,141 @@
+"""Speed measurements for ``make bench`` (recorded in the README, never asserted by tests)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from acesim.errors import AcesimError
+from acesim.kernels import layout as L
+from acesim.kernels.plays import (
+    FULL,
+    enumerate_each,
+    enumerate_plays,
+    grown_workspace,
+    new_workspace,
+    segment_of,
+)
+from acesim.rules import PRESETS
+from acesim.sampling import sample_positions
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    engine: str
+    rules: str
+    rolls: str  # "non-double" or "double"
+    calls: int
+    us_per_call: float
+    mean_plays: float
+    note: str = ""
+
+    @property
+    def calls_per_s(self) -> float:
+        return 1e6 / self.us_per_call
+
+
+def _time_kernel(boards: np.ndarray, dice: np.ndarray, rules: np.ndarray) -> tuple[float, float]:
+    """Best-of-three microseconds per call from a jitted loop, and mean plays per call."""
+    ws = new_workspace()
+    out = np.zeros(3, dtype=np.int64)
+    segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
+    four_plus = bool(rules[L.R_DOUBLES] == L.DOUBLES_FOUR_PLUS_COMPLEMENT)
+    while enumerate_each(boards, dice, rules, ws, out, segment, four_plus) == FULL:
+        ws = grown_workspace(ws)  # warm-up: compile and size the workspace
+    best = float("inf")
+    total = 0
+    for _ in range(3):
+        start = time.perf_counter()
+        total = enumerate_each(boards, dice, rules, ws, out, segment, four_plus)
+        best = min(best, time.perf_counter() - start)
+    return best / len(boards) * 1e6, total / len(boards)
+
+
+def _time_python_calls(boards: np.ndarray, dice: np.ndarray, rules: np.ndarray) -> float:
+    """Microseconds per kernel call made one at a time from Python (as a binding would)."""
+    ws = new_workspace()
+    out = np.zeros(3, dtype=np.int64)
+    segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
+    four_plus = bool(rules[L.R_DOUBLES] == L.DOUBLES_FOUR_PLUS_COMPLEMENT)
+    for board, (a, b) in zip(boards, dice):  # warm-up and sizing
+        n = segment_of(a, b, four_plus, segment)
+        while enumerate_plays(board, rules, segment, n, ws, out) == FULL:
+            ws = grown_workspace(ws)
+    start = time.perf_counter()
+    for board, (a, b) in zip(boards, dice):
+        n = segment_of(a, b, four_plus, segment)
+        enumerate_plays(board, rules, segment, n, ws, out)
+    return (time.perf_counter() - start) / len(boards) * 1e6
+
+
+def _time_openspiel(n_positions: int, seed: int) -> list[BenchRow]:
+    from acesim.openspiel_bridge import random_states
+
+    samples = random_states(n_positions, seed)
+    rows = []
+    for label, want_double in (("non-double", False), ("double", True)):
+        states = [s for s, (a, b) in samples if (a == b) == want_double]
+        if not states:
+            continue
+        for s in states:  # warm-up
+            s.legal_actions()
+        best = float("inf")
+        n_actions = 0
+        for _ in range(3):
+            start = time.perf_counter()
+            n_actions = sum(len(s.legal_actions()) for s in states)
+            best = min(best, time.perf_counter() - start)
+        note = "legal_actions() from Python"
+        if want_double:
+            note += "; a double is two decisions, this times the first"
+        rows.append(
+            BenchRow("openspiel", "backgammon", label, len(states), best / len(states) * 1e6,
+                     n_actions / len(states), note)
+        )
+    return rows
+
+
+def bench_moves(n_positions: int, n_openspiel: int, seed: int) -> list[BenchRow]:
+    """Legal-play generation over positions from random games, per preset and roll kind."""
+    rows: list[BenchRow] = []
+    for name, ruleset in PRESETS.items():
+        boards, dice = sample_positions(ruleset, n_positions, seed)
+        rules = ruleset.to_array()
+        doubles = dice[:, 0] == dice[:, 1]
+        for label, mask in (("non-double", ~doubles), ("double", doubles)):
+            b, d = np.ascontiguousarray(boards[mask]), np.ascontiguousarray(dice[mask])
+            us, plays = _time_kernel(b, d, rules)
+            rows.append(BenchRow("acesim", name, label, len(b), us, plays, "kernel, jitted loop"))
+            if name == "backgammon":
+                us_py = _time_python_calls(b, d, rules)
+                rows.append(
+                    BenchRow("acesim", name, label, len(b), us_py, plays, "kernel, one call from Python")
+                )
+    try:
+        rows += _time_openspiel(n_openspiel, seed)
+    except AcesimError:
+        pass  # open-spiel not installed: the table says so by its absence
+    return rows
+
+
+def format_moves_table(rows: list[BenchRow], markdown: bool = False) -> str:
+    openspiel = {r.rolls: r.us_per_call for r in rows if r.engine == "openspiel"}
+    header = ["engine", "rules", "rolls", "calls", "µs/call", "calls/s", "plays/call", "vs OpenSpiel", "how"]
+    lines = []
+    for r in rows:
+        ratio = ""
+        if r.rules == "backgammon" and r.engine == "acesim" and r.rolls in openspiel:
+            ratio = f"{openspiel[r.rolls] / r.us_per_call:.1f}× faster"
+        lines.append([
+            r.engine, r.rules, r.rolls, f"{r.calls}", f"{r.us_per_call:.2f}",
+            f"{r.calls_per_s:,.0f}", f"{r.mean_plays:.1f}", ratio, r.note,
+        ])
+    if markdown:
+        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        out += ["| " + " | ".join(line) + " |" for line in lines]
+        return "\n".join(out)
+    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join([fmt.format(*header)] + [fmt.format(*line) for line in lines])

@@ -1,0 +1,281 @@
+"""The ``acesim`` command line: parse options, call one library function, print.
+
+Every ``AcesimError`` becomes one line on stderr and exit status 1; usage
+errors (a missing or malformed option) are one line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from acesim.errors import AcesimError
+
+app = typer.Typer(
+    help="Monte Carlo statistics for Acey-Deucey and its house rules.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+rules_app = typer.Typer(help="List and inspect rule sets.", no_args_is_help=True)
+bench_app = typer.Typer(help="Measure the engine's speed.", no_args_is_help=True)
+app.add_typer(rules_app, name="rules")
+app.add_typer(bench_app, name="bench")
+
+# Tables are wide; piped output would otherwise be cut to 80 columns.
+console = Console(highlight=False, width=max(shutil.get_terminal_size().columns, 120))
+
+RulesOption = Annotated[
+    str, typer.Option("--rules", "-r", help="Preset name or a .toml/.json rules file.")
+]
+RuleOverride = Annotated[
+    Optional[list[str]],
+    typer.Option("--rule", help="Override one knob: knob=value (repeatable)."),
+]
+
+
+@contextmanager
+def one_line_errors() -> Iterator[None]:
+    """Turn AcesimError into a one-line message and a non-zero exit."""
+    try:
+        yield
+    except AcesimError as exc:
+        typer.echo(f"acesim: error: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file, so no half-written file is left."""
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise AcesimError(f"cannot write {path}: folder {directory} does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise AcesimError(f"cannot write {path}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# --- rules ------------------------------------------------------------------
+
+
+@rules_app.command("list")
+def rules_list() -> None:
+    """The rule presets and where each comes from."""
+    from acesim.rules import PRESET_SOURCES, PRESETS
+
+    from acesim.rules import KNOBS
+
+    table = Table(title="Rule presets (acesim rules show NAME for one in detail)")
+    table.add_column("knob")
+    for name in PRESETS:
+        table.add_column(name)
+    for knob in KNOBS:
+        table.add_row(knob, *(_show_value(getattr(r, knob)) for r in PRESETS.values()))
+    console.print(table)
+    for name, source in PRESET_SOURCES.items():
+        console.print(f"{name}: {source}")
+
+
+@rules_app.command("show")
+def rules_show(
+    name: Annotated[str, typer.Argument(help="Preset name or a .toml/.json rules file.")],
+    rule: RuleOverride = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the knobs as JSON.")] = False,
+) -> None:
+    """Every knob of a rule set, with the preset it starts from."""
+    from acesim.rules import KNOBS, PRESET_SOURCES, PRESETS, RULES_VERSION, allowed_values, load_ruleset
+
+    with one_line_errors():
+        ruleset = load_ruleset(name, rule or ())
+    if as_json:
+        typer.echo(json.dumps({"name": ruleset.name, "rules_version": RULES_VERSION, **ruleset.knobs()}, indent=2))
+        return
+    base_name = ruleset.name.split("+")[0]
+    base = PRESETS.get(base_name)
+    table = Table(title=f"Rule set {ruleset.name} (rules version {RULES_VERSION})")
+    table.add_column("knob")
+    table.add_column("value")
+    table.add_column("allowed")
+    if base is not None:
+        table.add_column(f"{base_name} preset")
+    for knob in KNOBS:
+        value = _show_value(getattr(ruleset, knob))
+        row = [knob, value, allowed_values(knob)]
+        if base is not None:
+            preset_value = _show_value(getattr(base, knob))
+            row.append(preset_value if preset_value == value else f"{preset_value} (changed)")
+        table.add_row(*row)
+    console.print(table)
+    if base is not None:
+        console.print(f"Source of the {base_name} preset: {PRESET_SOURCES[base_name]}")
+
+
+def _show_value(value: str | bool) -> str:
+    return str(value).lower() if isinstance(value, bool) else value
+
+
+# --- positions ----------------------------------------------------------------
+
+
+@app.command("show")
+def show(
+    position: Annotated[
+        str, typer.Argument(help="'start', a position ID, inline JSON or a .json file.")
+    ],
+    rules: RulesOption = "european",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON form.")] = False,
+) -> None:
+    """Draw a position as a text board (X is the side on roll)."""
+    from acesim.position import parse_position
+    from acesim.rules import load_ruleset
+
+    with one_line_errors():
+        ruleset = load_ruleset(rules)
+        pos = parse_position(position, ruleset.start)
+    if as_json:
+        typer.echo(json.dumps({"id": pos.to_id(), **pos.to_json()}))
+    else:
+        typer.echo(pos.render())
+
+
+# --- legal plays --------------------------------------------------------------
+
+
+@app.command("moves")
+def moves(
+    rules: RulesOption = "european",
+    rule: RuleOverride = None,
+    position: Annotated[
+        Optional[str],
+        typer.Option("--position", "-p", help="'start', a position ID, inline JSON or a .json file."),
+    ] = None,
+    dice: Annotated[
+        Optional[str], typer.Option("--dice", "-d", help="Two dice, e.g. 6-3; d-d is the doubles segment.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Answer in the batch JSON form.")] = False,
+    batch: Annotated[
+        Optional[Path], typer.Option("--batch", help="JSON-lines file of queries ('-' for stdin).")
+    ] = None,
+    out: Annotated[
+        Optional[Path], typer.Option("--out", "-o", help="Write batch answers here instead of stdout.")
+    ] = None,
+) -> None:
+    """Every legal play of a roll, or answers to a batch of queries (see README)."""
+    if batch is not None:
+        with one_line_errors():
+            if position is not None or dice is not None:
+                raise AcesimError("--batch takes its positions and dice from the file; drop --position/--dice")
+            failed = _run_batch(batch, out)
+        if failed:
+            typer.echo(f"acesim: error: {failed} batch line(s) could not be answered", err=True)
+            raise typer.Exit(1)
+        return
+
+    from acesim.moves import legal_plays, parse_dice, result_to_json
+    from acesim.position import parse_position
+    from acesim.rules import load_ruleset
+
+    with one_line_errors():
+        if position is None or dice is None:
+            raise AcesimError("moves needs --position and --dice (or --batch FILE)")
+        if out is not None:
+            raise AcesimError("--out goes with --batch")
+        ruleset = load_ruleset(rules, rule or ())
+        pos = parse_position(position, ruleset.start)
+        roll = parse_dice(dice)
+        result = legal_plays(ruleset, pos, roll)
+    if as_json:
+        typer.echo(json.dumps(result_to_json(result)))
+        return
+    status = "complete" if result.complete else "not complete"
+    typer.echo(
+        f"Rules {ruleset.name}; dice {roll[0]}-{roll[1]}; segment "
+        f"{' '.join(map(str, result.segment))}; dice used {result.dice_used} of "
+        f"{len(result.segment)} ({status}); {len(result.plays)} legal play(s)"
+    )
+    width = len(str(len(result.plays)))
+    for i, play in enumerate(result.plays, 1):
+        typer.echo(f"{i:>{width}}  {play.position.to_id()}  {play.notation()}")
+
+
+def _run_batch(batch: Path, out: Optional[Path]) -> int:
+    """Answer every line of ``batch``; return how many lines failed."""
+    from acesim.moves import answer_batch
+
+    if str(batch) == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        try:
+            lines = batch.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise AcesimError(f"cannot read batch file {batch}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise AcesimError(f"batch file {batch} is not UTF-8 text") from None
+    answers = list(answer_batch(lines))
+    failed = sum(1 for a in answers if "error" in a)
+    text = "".join(json.dumps(a) + "\n" for a in answers)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        write_atomically(out, text)
+    return failed
+
+
+# --- benchmarks ---------------------------------------------------------------
+
+
+@bench_app.command("moves")
+def bench_moves(
+    positions: Annotated[int, typer.Option(help="Positions per preset, from random games.")] = 20000,
+    openspiel_positions: Annotated[int, typer.Option(help="OpenSpiel backgammon positions.")] = 5000,
+    seed: Annotated[int, typer.Option(help="Root seed of the random games.")] = 2026,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
+) -> None:
+    """Legal-play generation speed per preset, and OpenSpiel's legal_actions() for scale."""
+    from acesim.bench import bench_moves as run, format_moves_table
+
+    with one_line_errors():
+        rows = run(positions, openspiel_positions, seed)
+    typer.echo(format_moves_table(rows, markdown=markdown))
+
+
+def main() -> None:
+    """Console entry point: usage errors also become one line on stderr."""
+    try:
+        code = app(standalone_mode=False)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo("acesim: interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:
+        # typer's usage errors (click's, vendored): anything with format_message and exit_code
+        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
+            if type(exc).__name__ == "NoArgsIsHelpError":
+                sys.exit(0)
+            typer.echo(f"acesim: error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        raise
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()
