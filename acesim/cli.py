@@ -57,7 +57,9 @@ def one_line_errors() -> Iterator[None]:
 
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file, so no half-written file is left."""
-    directory = path.parent if str(path.parent) else Path(".")
+    directory = path.parent
+    if not path.name or path.is_dir():
+        raise AcesimError(f"cannot write {path}: it is a folder, not a file")
     if not directory.is_dir():
         raise AcesimError(f"cannot write {path}: folder {directory} does not exist")
     try:
@@ -68,6 +70,9 @@ def write_atomically(path: Path, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise AcesimError(f"cannot write {path}: {exc.strerror}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -108,7 +113,7 @@ def rules_show(
     if as_json:
         typer.echo(json.dumps({"name": ruleset.name, "rules_version": RULES_VERSION, **ruleset.knobs()}, indent=2))
         return
-    base_name = ruleset.name.split("+")[0]
+    base_name = ruleset.base
     base = PRESETS.get(base_name)
     table = Table(title=f"Rule set {ruleset.name} (rules version {RULES_VERSION})")
     table.add_column("knob")

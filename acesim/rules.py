@@ -85,6 +85,7 @@ class Ruleset:
     scoring: str
     stakes_double_on_1_2: bool
     name: str = field(default="custom", compare=False)
+    base: str = field(default="", compare=False)  # the preset it was made from
 
     def __post_init__(self) -> None:
         for knob in KNOBS:
@@ -140,6 +141,8 @@ class Ruleset:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise AcesimError(f"cannot read rules file {path}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise AcesimError(f"rules file {path} is not UTF-8 text") from None
         try:
             if path.suffix.lower() == ".json":
                 data = json.loads(text)
@@ -147,6 +150,8 @@ class Ruleset:
                 data = tomllib.loads(text)
         except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
             raise AcesimError(f"rules file {path} is malformed: {exc}") from None
+        except RecursionError:
+            raise AcesimError(f"rules file {path} is malformed: nested too deeply") from None
         return cls.from_mapping(data, name=path.stem)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Ruleset:
@@ -244,6 +249,7 @@ PRESETS: dict[str, Ruleset] = {
         scoring="single",
         stakes_double_on_1_2=False,
         name="european",
+        base="european",
     ),
     "american": Ruleset(
         start="off-board",
@@ -261,6 +267,7 @@ PRESETS: dict[str, Ruleset] = {
         scoring="per-checker",
         stakes_double_on_1_2=False,
         name="american",
+        base="american",
     ),
     "navy": Ruleset(
         start="off-board",
@@ -278,6 +285,7 @@ PRESETS: dict[str, Ruleset] = {
         scoring="single",
         stakes_double_on_1_2=False,
         name="navy",
+        base="navy",
     ),
     "backgammon": Ruleset(
         start="backgammon",
@@ -295,6 +303,7 @@ PRESETS: dict[str, Ruleset] = {
         scoring="gammons",
         stakes_double_on_1_2=False,
         name="backgammon",
+        base="backgammon",
     ),
 }
 
