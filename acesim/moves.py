@@ -16,13 +16,13 @@ import numpy as np
 
 from acesim.errors import AcesimError
 from acesim.kernels import layout as L
-from acesim.kernels.board import apply_move
+from acesim.kernels.board import INVARIANT_MESSAGES, check_rows
 from acesim.kernels.plays import (
     FULL,
+    collect_plays,
     enumerate_plays,
     grown_workspace,
     new_workspace,
-    play_moves,
     segment_of,
 )
 from acesim.position import Position
@@ -69,7 +69,6 @@ class _Enumerator:
         self.ws = new_workspace(4096)
         self.out = np.zeros(3, dtype=np.int64)
         self.segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
-        self.moves = np.zeros((L.MAX_SEGMENT, 2), dtype=np.int64)
 
     def run(self, board: np.ndarray, rules: np.ndarray, dice: tuple[int, int]) -> int:
         four_plus = rules[L.R_DOUBLES] == L.DOUBLES_FOUR_PLUS_COMPLEMENT
@@ -82,16 +81,12 @@ class _Enumerator:
 _ENUMERATOR = _Enumerator()
 
 
-def _square_from(code: int) -> Square:
-    if code == L.FROM_BAR:
-        return "bar"
-    if code == L.FROM_WAITING:
-        return "waiting"
-    return int(code)
-
-
-def _square_to(code: int) -> Square:
-    return "off" if code == L.TO_OFF else int(code)
+# Kernel move codes to the squares of the JSON contract.
+_FROM: dict[int, Square] = {p: p for p in range(1, L.N_POINTS + 1)}
+_FROM[L.FROM_BAR] = "bar"
+_FROM[L.FROM_WAITING] = "waiting"
+_TO: dict[int, Square] = {p: p for p in range(1, L.N_POINTS + 1)}
+_TO[L.TO_OFF] = "off"
 
 
 def parse_dice(value: Any) -> tuple[int, int]:
@@ -113,37 +108,48 @@ def parse_dice(value: Any) -> tuple[int, int]:
     return dice[0], dice[1]
 
 
+def _enumerate(rules: Ruleset, position: Position, dice: tuple[int, int]) -> tuple[np.ndarray, int]:
+    """Run the kernel; the plays are left in the shared workspace."""
+    if position.off[0] == L.N_CHECKERS or position.off[1] == L.N_CHECKERS:
+        raise AcesimError("the game is over in this position: a side has borne off all 15")
+    board = position.to_board()
+    return board, _ENUMERATOR.run(board, rules.to_array(), dice)
+
+
+def count_plays(rules: Ruleset, position: Position, dice: tuple[int, int]) -> tuple[int, int]:
+    """``(number of legal plays, dice used)`` without building the plays."""
+    _enumerate(rules, position, parse_dice(dice))
+    first, stop, used = (int(v) for v in _ENUMERATOR.out)
+    return stop - first, used
+
+
 def legal_plays(rules: Ruleset, position: Position, dice: tuple[int, int]) -> SegmentPlays:
     """Every legal play of the segment that ``dice`` starts (``[d, d]``: the doubles segment).
 
     The plays are the distinct resulting positions, each with one sequence of
     moves that reaches it, in the order the enumerator finds them.
     """
-    dice = parse_dice(dice)
-    if position.off[0] == L.N_CHECKERS or position.off[1] == L.N_CHECKERS:
-        raise AcesimError("the game is over in this position: a side has borne off all 15")
-    board = position.to_board()
-    rules_array = rules.to_array()
+    board, n = _enumerate(rules, position, parse_dice(dice))
     enumerator = _ENUMERATOR
-    n = enumerator.run(board, rules_array, dice)
     segment = tuple(int(d) for d in enumerator.segment[:n])
     first, stop, used = (int(v) for v in enumerator.out)
     ws = enumerator.ws
+    count = stop - first
+    moves = np.zeros((count, L.MAX_SEGMENT, 2), dtype=np.int64)
+    hits = np.zeros((count, L.MAX_SEGMENT), dtype=np.int64)
+    lengths = np.zeros(count, dtype=np.int64)
+    collect_plays(ws, board, first, stop, moves, hits, lengths)
+    code = check_rows(ws.nodes, first, stop)
+    if code:
+        raise AssertionError(f"engine bug: a play is impossible: {INVARIANT_MESSAGES[code]}")
     plays = []
-    for node in range(first, stop):
-        k = play_moves(ws, node, enumerator.moves)
-        moves = tuple(
-            (_square_from(enumerator.moves[i, 0]), _square_to(enumerator.moves[i, 1]))
-            for i in range(k)
-        )
-        hits = _replay_hits(board, enumerator.moves[:k])
-        plays.append(Play(moves, Position.from_board(ws.nodes[node]), hits))
+    for values, play_moves, play_hits, k in zip(
+        ws.nodes[first:stop].tolist(), moves.tolist(), hits.tolist(), lengths.tolist()
+    ):
+        squares = tuple((_FROM[src], _TO[dst]) for src, dst in play_moves[:k])
+        flags = tuple(bool(h) for h in play_hits[:k])
+        plays.append(Play(squares, Position.from_checked_values(values), flags))
     return SegmentPlays(segment, used, used == n, tuple(plays))
-
-
-def _replay_hits(board: np.ndarray, moves: np.ndarray) -> tuple[bool, ...]:
-    scratch = board.copy()
-    return tuple(bool(apply_move(scratch, int(src), int(dst))) for src, dst in moves)
 
 
 # --- the batch contract -----------------------------------------------------
@@ -176,6 +182,8 @@ def answer_query(line: str) -> dict[str, Any]:
             query = json.loads(line)
         except json.JSONDecodeError as exc:
             raise AcesimError(f"line is not valid JSON: {exc.msg} at column {exc.colno}") from None
+        except RecursionError:
+            raise AcesimError("line is not valid JSON: nested too deeply") from None
         if not isinstance(query, dict):
             raise AcesimError("query must be a JSON object with rules, position and dice")
         for key in ("rules", "position", "dice"):

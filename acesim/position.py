@@ -10,16 +10,16 @@ Position ID
 significant first: for points 1..24 the count plus 15 in five bits (0 means 15
 opposing checkers, 15 empty, 30 fifteen of the mover's), then four bits each
 for mover bar, opponent bar, mover waiting, opponent waiting, mover off,
-opponent off.  The Acey-Deucey start is ``e9689e9689e9689e9689e9689e9689e968AP8A``
-style text produced by :func:`Position.to_id`; any ID decodes to exactly one
+opponent off.  The Acey-Deucey start is ``e973ve973ve973ve973vAP8A`` and the
+backgammon start ``a9730fJ73qo972PU973xAAAA``; any ID decodes to exactly one
 position and every valid position has exactly one ID.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,9 +29,10 @@ import numpy as np
 
 from acesim.errors import AcesimError
 from acesim.kernels import layout as L
-from acesim.kernels.board import pip_count
+from acesim.kernels.board import INVARIANT_MESSAGES, check_invariants, pip_count
 
 ID_LENGTH = 24
+_ID_ALPHABET = re.compile(r"[A-Za-z0-9_-]+")
 _KEYS = ("points", "bar", "waiting", "off")
 
 
@@ -82,6 +83,8 @@ class Position:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise AcesimError(f"position is not valid JSON: {exc.msg} at column {exc.colno}") from None
+        except RecursionError:
+            raise AcesimError("position is not valid JSON: nested too deeply") from None
         return cls.from_json(data)
 
     @classmethod
@@ -91,12 +94,10 @@ class Position:
             raise AcesimError(
                 f"position ID {text!r} has {len(text)} characters; an ID has {ID_LENGTH}"
             )
-        try:
-            raw = base64.b64decode(text, altchars=b"-_", validate=True)
-        except (binascii.Error, ValueError):
-            raise AcesimError(
-                f"position ID {text!r} has a character outside A-Z a-z 0-9 - _"
-            ) from None
+        # b64decode would also take '+' and '/', giving one position two IDs
+        if not _ID_ALPHABET.fullmatch(text):
+            raise AcesimError(f"position ID {text!r} has a character outside A-Z a-z 0-9 - _")
+        raw = base64.b64decode(text, altchars=b"-_", validate=True)
         bits = int.from_bytes(raw, "big")
         fields = []
         for width in [4] * 6 + [5] * L.N_POINTS:
@@ -115,12 +116,25 @@ class Position:
 
     @classmethod
     def from_board(cls, board: np.ndarray) -> Position:
-        return cls(
-            points=tuple(int(v) for v in board[: L.N_POINTS]),
-            bar=(int(board[L.BAR]), int(board[L.OPP_BAR])),
-            waiting=(int(board[L.WAITING]), int(board[L.OPP_WAITING])),
-            off=(int(board[L.OFF]), int(board[L.OPP_OFF])),
-        )
+        """The position of a kernel board, checked by the jitted ``check_invariants``.
+
+        Segments can have 100,000 plays, so this skips the slower Python-side
+        validation that user input goes through.
+        """
+        code = check_invariants(board)
+        if code:
+            raise AcesimError(f"impossible position: {INVARIANT_MESSAGES[code]}")
+        return cls.from_checked_values(board.tolist())
+
+    @classmethod
+    def from_checked_values(cls, values: list[int]) -> Position:
+        """A position from a board row (as a list) that ``check_invariants`` accepted."""
+        pos = object.__new__(cls)
+        object.__setattr__(pos, "points", tuple(values[: L.N_POINTS]))
+        object.__setattr__(pos, "bar", (values[L.BAR], values[L.OPP_BAR]))
+        object.__setattr__(pos, "waiting", (values[L.WAITING], values[L.OPP_WAITING]))
+        object.__setattr__(pos, "off", (values[L.OFF], values[L.OPP_OFF]))
+        return pos
 
     # --- views ----------------------------------------------------------------
 
@@ -214,6 +228,8 @@ def parse_position(text: str, start: str = "off-board") -> Position:
             content = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise AcesimError(f"cannot read position file {text}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise AcesimError(f"position file {text} is not UTF-8 text") from None
         return Position.from_json_text(content)
     return Position.from_id(text)
 

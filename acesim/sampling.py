@@ -6,18 +6,12 @@ import numpy as np
 
 from acesim.errors import AcesimError
 from acesim.kernels import layout as L
-from acesim.kernels.board import check_invariants
+from acesim.kernels.board import INVARIANT_MESSAGES, check_invariants
 from acesim.kernels.plays import new_workspace
 from acesim.kernels.randomplay import random_walk
 from acesim.position import Position
 from acesim.rules import Ruleset
 
-_VIOLATIONS = {
-    1: "the mover does not have 15 checkers",
-    2: "the opponent does not have 15 checkers",
-    3: "a bar, waiting or off counter went negative",
-    4: "the board's padding was written",
-}
 
 
 def sample_positions(
@@ -38,9 +32,9 @@ def sample_positions(
         start, rules.to_array(), rng, max_games, n_samples, new_workspace(), samples, dice
     )
     if violation:
-        raise AssertionError(f"engine bug under {rules.name}: {_VIOLATIONS[int(violation)]}")
+        raise AssertionError(f"engine bug under {rules.name}: {INVARIANT_MESSAGES[int(violation)]}")
     for board in samples[:n]:
         code = int(check_invariants(board))
         if code:
-            raise AssertionError(f"engine bug under {rules.name}: {_VIOLATIONS[code]}")
+            raise AssertionError(f"engine bug under {rules.name}: {INVARIANT_MESSAGES[code]}")
     return samples[:n], dice[:n]

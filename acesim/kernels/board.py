@@ -151,12 +151,18 @@ def pip_count(board):
     return pips
 
 
-# Codes returned by check_invariants; acesim.position turns them into messages.
+# Codes returned by check_invariants.
 OK = 0
 BAD_MOVER_TOTAL = 1
 BAD_OPPONENT_TOTAL = 2
 NEGATIVE_COUNTER = 3
 BAD_PADDING = 4
+INVARIANT_MESSAGES = {
+    BAD_MOVER_TOTAL: "the mover does not have 15 checkers",
+    BAD_OPPONENT_TOTAL: "the opponent does not have 15 checkers",
+    NEGATIVE_COUNTER: "a bar, waiting or off counter is negative",
+    BAD_PADDING: "the board's padding is not zero",
+}
 
 
 @njit(cache=True)
@@ -185,6 +191,16 @@ def check_invariants(board):
         return BAD_MOVER_TOTAL
     if opp != N_CHECKERS:
         return BAD_OPPONENT_TOTAL
+    return OK
+
+
+@njit(cache=True)
+def check_rows(boards, first, stop):
+    """``check_invariants`` over rows ``first..stop``: the first non-zero code, or OK."""
+    for i in range(first, stop):
+        code = check_invariants(boards[i])
+        if code != OK:
+            return code
     return OK
 
 

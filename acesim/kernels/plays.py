@@ -248,6 +248,22 @@ def play_moves(ws, node, moves):
 
 
 @njit(cache=True)
+def collect_plays(ws, board, first, stop, moves, hits, counts):
+    """For plays ``first..stop``: their moves (src, dst), whether each move hit, and how many moves.
+
+    Row ``i`` of the outputs describes node ``first + i``; hits are found by
+    replaying the moves from ``board``, the position the segment started from.
+    """
+    scratch = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    for i in range(stop - first):
+        n = play_moves(ws, first + i, moves[i])
+        counts[i] = n
+        scratch[:] = board
+        for k in range(n):
+            hits[i, k] = apply_move(scratch, moves[i, k, 0], moves[i, k, 1])
+
+
+@njit(cache=True)
 def segment_of(die_a, die_b, four_plus_complement, segment):
     """Fill ``segment`` with the dice of a roll (RULES.md section 2); return its length."""
     if die_a != die_b:
