@@ -15,6 +15,7 @@ Every node remembers its parent and the single move that made it, so the moves
 of a play are read back along its parent chain.
 """
 
+import sys
 from collections import namedtuple
 
 import numpy as np
@@ -23,6 +24,8 @@ from numba import njit
 from acesim.kernels.board import ILLEGAL, all_home, apply_move, move_target
 from acesim.kernels.layout import (
     BAR,
+    OPP_BAR,
+    TO_OFF,
     BOARD_DTYPE,
     BOARD_SIZE,
     FROM_BAR,
@@ -40,6 +43,9 @@ from acesim.kernels.layout import (
 # earlier level (older stamp) reads as empty and the set never needs clearing.
 # It has at least twice as many slots as there are nodes, so it never fills.
 Workspace = namedtuple("Workspace", ["nodes", "parent", "src", "dst", "slots", "state"])
+
+# The byte arithmetic of _child_key reads a board as little-endian words.
+assert sys.byteorder == "little", "acesim's kernels need a little-endian machine"
 
 FULL = -1  # returned when the workspace has no room; grow it and call again
 
@@ -101,9 +107,9 @@ def _new_level(ws, first, stop):
 
 
 @njit(cache=True)
-def _is_new(ws, words, node, stamp, mask):
-    """Insert ``node`` into the current level's set; False if its position is there."""
-    h = words[node, 0] * _K0 ^ words[node, 1] * _K1 ^ words[node, 2] * _K2 ^ words[node, 3] * _K3
+def _is_new(ws, words, key, node, stamp, mask):
+    """Insert ``key`` as node ``node`` into the current level's set; False if it is there."""
+    h = key[0] * _K0 ^ key[1] * _K1 ^ key[2] * _K2 ^ key[3] * _K3
     h ^= h >> _S
     slot = np.int64(h & mask)
     while True:
@@ -113,17 +119,53 @@ def _is_new(ws, words, node, stamp, mask):
             return True
         other = entry & 0xFFFFFFFF
         if (
-            words[other, 0] == words[node, 0]
-            and words[other, 1] == words[node, 1]
-            and words[other, 2] == words[node, 2]
-            and words[other, 3] == words[node, 3]
+            words[other, 0] == key[0]
+            and words[other, 1] == key[1]
+            and words[other, 2] == key[2]
+            and words[other, 3] == key[3]
         ):
             return False
         slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
 
 
 @njit(cache=True)
-def _expand(ws, words, rules, node, die, doubles_segment, end, dedupe, stamp, mask):
+def _set_byte(key, index, old, new):
+    """Change byte ``index`` of the 32-byte key (four little-endian words) from old to new."""
+    key[index >> 3] ^= np.uint64((old ^ new) & 0xFF) << np.uint64(8 * (index & 7))
+
+
+@njit(cache=True)
+def _child_key(board, parent_words, src, dst, key):
+    """The key of ``board`` after the move ``src -> dst``, without writing a board.
+
+    Mirrors ``board.apply_move`` byte for byte; only the changed bytes are
+    touched, so a duplicate child costs no copy.
+    """
+    key[0], key[1], key[2], key[3] = parent_words[0], parent_words[1], parent_words[2], parent_words[3]
+    if src == FROM_BAR:
+        i = BAR
+    elif src == FROM_WAITING:
+        i = WAITING
+    else:
+        i = src - 1
+    v = board[i]
+    _set_byte(key, i, v, v - 1)
+    if dst == TO_OFF:
+        v = board[OFF]
+        _set_byte(key, OFF, v, v + 1)
+        return
+    i = dst - 1
+    v = board[i]
+    if v == -1:  # a hit: the blot goes to the opponent's bar
+        _set_byte(key, i, v, 1)
+        w = board[OPP_BAR]
+        _set_byte(key, OPP_BAR, w, w + 1)
+    else:
+        _set_byte(key, i, v, v + 1)
+
+
+@njit(cache=True)
+def _expand(ws, words, key, rules, node, die, doubles_segment, end, dedupe, stamp, mask):
     """Append every position one ``die`` away from ``node``; return the new end or FULL."""
     board = ws.nodes[node]
     if board[OFF] == N_CHECKERS:
@@ -151,14 +193,10 @@ def _expand(ws, words, rules, node, die, doubles_segment, end, dedupe, stamp, ma
             continue
         if end >= cap:
             return FULL
-        # copy the parent as four words, not 32 bytes
-        words[end, 0] = words[node, 0]
-        words[end, 1] = words[node, 1]
-        words[end, 2] = words[node, 2]
-        words[end, 3] = words[node, 3]
-        apply_move(ws.nodes[end], src, dst)
-        if dedupe and not _is_new(ws, words, end, stamp, mask):
+        _child_key(board, words[node], src, dst, key)
+        if dedupe and not _is_new(ws, words, key, end, stamp, mask):
             continue
+        words[end, 0], words[end, 1], words[end, 2], words[end, 3] = key[0], key[1], key[2], key[3]
         ws.parent[end] = node
         ws.src[end] = src
         ws.dst[end] = dst
@@ -167,10 +205,10 @@ def _expand(ws, words, rules, node, die, doubles_segment, end, dedupe, stamp, ma
 
 
 @njit(cache=True)
-def _expand_level(ws, words, rules, first, stop, die, doubles_segment, end, dedupe):
+def _expand_level(ws, words, key, rules, first, stop, die, doubles_segment, end, dedupe):
     stamp, mask = _new_level(ws, first, stop)
     for node in range(first, stop):
-        end = _expand(ws, words, rules, node, die, doubles_segment, end, dedupe, stamp, mask)
+        end = _expand(ws, words, key, rules, node, die, doubles_segment, end, dedupe, stamp, mask)
         if end == FULL:
             return FULL
     return end
@@ -188,6 +226,7 @@ def enumerate_plays(board, rules, segment, n_dice, ws, out):
     if ws.nodes.shape[0] < 2:
         return FULL
     words = ws.nodes.view(np.uint64)
+    key = np.empty(4, dtype=np.uint64)
     ws.nodes[0, :] = board
     ws.parent[0] = -1
     doubles_segment = n_dice >= 2 and segment[0] == segment[1]
@@ -196,17 +235,17 @@ def enumerate_plays(board, rules, segment, n_dice, ws, out):
         hi = max(segment[0], segment[1])
         lo = min(segment[0], segment[1])
         # one die from the root: positions differ by source, so no dedupe needed
-        a_end = _expand_level(ws, words, rules, 0, 1, hi, False, 1, False)
+        a_end = _expand_level(ws, words, key, rules, 0, 1, hi, False, 1, False)
         if a_end == FULL:
             return FULL
-        b_end = _expand_level(ws, words, rules, 0, 1, lo, False, a_end, False)
+        b_end = _expand_level(ws, words, key, rules, 0, 1, lo, False, a_end, False)
         if b_end == FULL:
             return FULL
         stamp, mask = _new_level(ws, 1, b_end)
         end = b_end
         for node in range(1, b_end):
             die = lo if node < a_end else hi
-            end = _expand(ws, words, rules, node, die, False, end, True, stamp, mask)
+            end = _expand(ws, words, key, rules, node, die, False, end, True, stamp, mask)
             if end == FULL:
                 return FULL
         if end > b_end:
@@ -221,7 +260,7 @@ def enumerate_plays(board, rules, segment, n_dice, ws, out):
 
     first, stop, used = 0, 1, 0
     for k in range(n_dice):
-        end = _expand_level(ws, words, rules, first, stop, segment[k], doubles_segment, stop, k > 0)
+        end = _expand_level(ws, words, key, rules, first, stop, segment[k], doubles_segment, stop, k > 0)
         if end == FULL:
             return FULL
         if end == stop:
