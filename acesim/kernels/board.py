@@ -105,6 +105,92 @@ def move_target(board, rules, src, die, doubles_segment, home):
     return TO_OFF
 
 
+# Point masks: bit p stands for point p (bit 0 is unused).
+HOME_BITS = (1 << (HOME_TOP + 1)) - 2
+OUTSIDE_BITS = ((1 << (N_POINTS + 1)) - 1) & ~((1 << (HOME_TOP + 1)) - 1)
+
+# Index of the lowest set bit by de Bruijn multiplication (Numba has no ctz).
+_DE_BRUIJN = np.uint64(0x022FDD63CC95386D)
+_LOWEST_BIT = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _LOWEST_BIT[((1 << _i) * 0x022FDD63CC95386D >> 58) & 63] = _i
+
+
+@njit(cache=True)
+def lowest_bit(bits):
+    """The index of the lowest set bit of a non-zero mask."""
+    low = np.uint64(bits & -bits)
+    return _LOWEST_BIT[np.int64((low * _DE_BRUIJN) >> np.uint64(58))]
+
+
+@njit(cache=True)
+def occupied_mask(board):
+    """Points holding the mover's checkers."""
+    bits = 0
+    for i in range(N_POINTS):
+        if board[i] > 0:
+            bits |= 1 << (i + 1)
+    return bits
+
+
+@njit(cache=True)
+def open_mask(board):
+    """Points open to the mover.  The mover's own moves never close a point
+    (a hit turns a blot into a mover's point), so this holds for a whole segment."""
+    bits = 0
+    for i in range(N_POINTS):
+        if board[i] >= -1:
+            bits |= 1 << (i + 1)
+    return bits
+
+
+@njit(cache=True)
+def legal_moves(board, rules, die, doubles_segment, open_bits, occupied, moves):
+    """Every legal single move with ``die``, one per source, into ``moves``; return the count.
+
+    The same rules as ``move_target`` (the readable reference, and the tests
+    check the two agree), in mask form: a node's legal point moves are
+    ``sources & (open << die)``, which spares a call per source.
+    """
+    n = 0
+    bar = board[BAR]
+    entry = entry_point(die)
+    entry_open = (open_bits >> entry) & 1
+    if bar > 0:
+        if entry_open and (rules[R_BAR_ENTRY] != BAR_ENTRY_DOUBLES_ONLY or doubles_segment):
+            moves[n, 0], moves[n, 1] = FROM_BAR, entry
+            n += 1
+        if rules[R_BAR_FIRST] != 0:
+            return n  # bar_first: nothing else moves while a checker is on the bar
+    if board[WAITING] > 0 and entry_open:
+        moves[n, 0], moves[n, 1] = FROM_WAITING, entry
+        n += 1
+    home = bar == 0 and board[WAITING] == 0 and (occupied & OUTSIDE_BITS) == 0
+    sources = occupied
+    if rules[R_HOME] == HOME_LOCKED and not home and board[OFF] == 0:
+        sources &= ~HOME_BITS
+    if not (home and rules[R_HOME_AFTER_ALL_IN] == HOME_AFTER_ALL_IN_BEAROFF_ONLY):
+        # sources above the die whose landing point is open
+        landing = sources & (open_bits << die) & ~((2 << die) - 1)
+        while landing:
+            src = lowest_bit(landing)
+            landing &= landing - 1
+            moves[n, 0], moves[n, 1] = src, src - die
+            n += 1
+    if home:
+        if (occupied >> die) & 1:
+            moves[n, 0], moves[n, 1] = die, TO_OFF
+            n += 1
+        elif rules[R_BEAROFF] == BEAROFF_STANDARD and (occupied >> die) == 0 and occupied:
+            # overshooting: only from the highest occupied point
+            src = die - 1
+            while not (occupied >> src) & 1:
+                src -= 1
+            moves[n, 0], moves[n, 1] = src, TO_OFF
+            n += 1
+    return n
+
+
 @njit(cache=True)
 def apply_move(board, src, dst):
     """Play one checker from ``src`` to ``dst`` in place; return 1 if it hit a blot."""

@@ -21,7 +21,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from acesim.kernels.board import ILLEGAL, all_home, apply_move, move_target
+from acesim.kernels.board import apply_move, legal_moves, occupied_mask, open_mask
 from acesim.kernels.layout import (
     BAR,
     OPP_BAR,
@@ -34,20 +34,23 @@ from acesim.kernels.layout import (
     N_CHECKERS,
     N_POINTS,
     OFF,
-    R_BAR_FIRST,
     WAITING,
 )
 
-# The scratch memory of one enumerator.  ``slots`` is the hash set of the
-# current level: each slot holds ``stamp << 32 | node``, so a slot from an
-# earlier level (older stamp) reads as empty and the set never needs clearing.
-# It has at least twice as many slots as there are nodes, so it never fills.
-Workspace = namedtuple("Workspace", ["nodes", "parent", "src", "dst", "slots", "state"])
+# The scratch memory of one enumerator.  Per node: the board, its parent, the
+# move that made it and a mask of the points the mover occupies.  ``slots`` is
+# the hash set of the current level: each slot holds ``stamp << 32 | node``, so
+# a slot from an earlier level (older stamp) reads as empty and the set never
+# needs clearing; it has at least twice as many slots as there are nodes.
+# ``key`` and ``moves`` are per-call scratch.
+Workspace = namedtuple(
+    "Workspace", ["nodes", "parent", "src", "dst", "occupied", "slots", "state", "key", "moves"]
+)
+
+FULL = -1  # returned when the workspace has no room; grow it and call again
 
 # The byte arithmetic of _child_key reads a board as little-endian words.
 assert sys.byteorder == "little", "acesim's kernels need a little-endian machine"
-
-FULL = -1  # returned when the workspace has no room; grow it and call again
 
 _K0 = np.uint64(0x9E3779B97F4A7C15)
 _K1 = np.uint64(0xC2B2AE3D27D4EB4F)
@@ -56,34 +59,33 @@ _K3 = np.uint64(0xD6E8FEB86659FD93)
 _S = np.uint64(31)
 
 
-def new_workspace(capacity: int = 4096) -> Workspace:
-    """Scratch memory for up to ``capacity`` nodes per enumeration."""
-    table_size = 1
-    while table_size < 2 * capacity:
-        table_size *= 2
-    return Workspace(
-        nodes=np.zeros((capacity, BOARD_SIZE), dtype=BOARD_DTYPE),
-        parent=np.zeros(capacity, dtype=np.int32),
-        src=np.zeros(capacity, dtype=np.int8),
-        dst=np.zeros(capacity, dtype=np.int8),
-        slots=np.zeros(table_size, dtype=np.int64),
-        state=np.zeros(1, dtype=np.int64),
-    )
-
-
 @njit(cache=True)
-def grown_workspace(ws):
-    """A workspace with twice the room of ``ws`` (its contents are not kept)."""
-    capacity = ws.nodes.shape[0] * 2
-    table_size = ws.slots.shape[0] * 2
+def _workspace(capacity, table_size):
     return Workspace(
         np.zeros((capacity, BOARD_SIZE), dtype=BOARD_DTYPE),
         np.zeros(capacity, dtype=np.int32),
         np.zeros(capacity, dtype=np.int8),
         np.zeros(capacity, dtype=np.int8),
+        np.zeros(capacity, dtype=np.int64),
         np.zeros(table_size, dtype=np.int64),
         np.zeros(1, dtype=np.int64),
+        np.zeros(4, dtype=np.uint64),
+        np.zeros((N_POINTS + 2, 2), dtype=np.int64),
     )
+
+
+def new_workspace(capacity: int = 4096) -> Workspace:
+    """Scratch memory for up to ``capacity`` nodes per enumeration."""
+    table_size = 1
+    while table_size < 2 * capacity:
+        table_size *= 2
+    return _workspace(capacity, table_size)
+
+
+@njit(cache=True)
+def grown_workspace(ws):
+    """A workspace with twice the room of ``ws`` (its contents are not kept)."""
+    return _workspace(ws.nodes.shape[0] * 2, ws.slots.shape[0] * 2)
 
 
 @njit(cache=True)
@@ -165,38 +167,29 @@ def _child_key(board, parent_words, src, dst, key):
 
 
 @njit(cache=True)
-def _expand(ws, words, key, rules, node, die, doubles_segment, end, dedupe, stamp, mask):
+def _expand(ws, words, rules, node, die, doubles_segment, open_bits, end, dedupe, stamp, mask):
     """Append every position one ``die`` away from ``node``; return the new end or FULL."""
     board = ws.nodes[node]
     if board[OFF] == N_CHECKERS:
         return end  # the game ended with the last checker off: nothing more is played
-    home = all_home(board)
+    occupied = ws.occupied[node]
+    moves, key = ws.moves, ws.key
+    n = legal_moves(board, rules, die, doubles_segment, open_bits, occupied, moves)
     cap = ws.nodes.shape[0]
-    only_bar = rules[R_BAR_FIRST] != 0 and board[BAR] > 0
-    n_sources = 1 if only_bar else N_POINTS + 2
-    # sources in a fixed order: bar, waiting, then points 24 down to 1
-    for k in range(n_sources):
-        if k == 0:
-            src = FROM_BAR
-            if board[BAR] == 0:
-                continue
-        elif k == 1:
-            src = FROM_WAITING
-            if board[WAITING] == 0:
-                continue
-        else:
-            src = N_POINTS + 2 - k
-            if board[src - 1] <= 0:
-                continue
-        dst = move_target(board, rules, src, die, doubles_segment, home)
-        if dst == ILLEGAL:
-            continue
+    for i in range(n):
+        src, dst = moves[i, 0], moves[i, 1]
         if end >= cap:
             return FULL
         _child_key(board, words[node], src, dst, key)
         if dedupe and not _is_new(ws, words, key, end, stamp, mask):
             continue
         words[end, 0], words[end, 1], words[end, 2], words[end, 3] = key[0], key[1], key[2], key[3]
+        child_occupied = occupied
+        if src <= N_POINTS and board[src - 1] == 1:
+            child_occupied &= ~(1 << src)
+        if dst != TO_OFF:
+            child_occupied |= 1 << dst
+        ws.occupied[end] = child_occupied
         ws.parent[end] = node
         ws.src[end] = src
         ws.dst[end] = dst
@@ -205,10 +198,10 @@ def _expand(ws, words, key, rules, node, die, doubles_segment, end, dedupe, stam
 
 
 @njit(cache=True)
-def _expand_level(ws, words, key, rules, first, stop, die, doubles_segment, end, dedupe):
+def _expand_level(ws, words, rules, first, stop, die, doubles_segment, open_bits, end, dedupe):
     stamp, mask = _new_level(ws, first, stop)
     for node in range(first, stop):
-        end = _expand(ws, words, key, rules, node, die, doubles_segment, end, dedupe, stamp, mask)
+        end = _expand(ws, words, rules, node, die, doubles_segment, open_bits, end, dedupe, stamp, mask)
         if end == FULL:
             return FULL
     return end
@@ -226,26 +219,27 @@ def enumerate_plays(board, rules, segment, n_dice, ws, out):
     if ws.nodes.shape[0] < 2:
         return FULL
     words = ws.nodes.view(np.uint64)
-    key = np.empty(4, dtype=np.uint64)
     ws.nodes[0, :] = board
     ws.parent[0] = -1
+    ws.occupied[0] = occupied_mask(board)
+    open_bits = open_mask(board)
     doubles_segment = n_dice >= 2 and segment[0] == segment[1]
 
     if n_dice == 2 and not doubles_segment:
         hi = max(segment[0], segment[1])
         lo = min(segment[0], segment[1])
         # one die from the root: positions differ by source, so no dedupe needed
-        a_end = _expand_level(ws, words, key, rules, 0, 1, hi, False, 1, False)
+        a_end = _expand_level(ws, words, rules, 0, 1, hi, False, open_bits, 1, False)
         if a_end == FULL:
             return FULL
-        b_end = _expand_level(ws, words, key, rules, 0, 1, lo, False, a_end, False)
+        b_end = _expand_level(ws, words, rules, 0, 1, lo, False, open_bits, a_end, False)
         if b_end == FULL:
             return FULL
         stamp, mask = _new_level(ws, 1, b_end)
         end = b_end
         for node in range(1, b_end):
             die = lo if node < a_end else hi
-            end = _expand(ws, words, key, rules, node, die, False, end, True, stamp, mask)
+            end = _expand(ws, words, rules, node, die, False, open_bits, end, True, stamp, mask)
             if end == FULL:
                 return FULL
         if end > b_end:
@@ -260,7 +254,9 @@ def enumerate_plays(board, rules, segment, n_dice, ws, out):
 
     first, stop, used = 0, 1, 0
     for k in range(n_dice):
-        end = _expand_level(ws, words, key, rules, first, stop, segment[k], doubles_segment, stop, k > 0)
+        end = _expand_level(
+            ws, words, rules, first, stop, segment[k], doubles_segment, open_bits, stop, k > 0
+        )
         if end == FULL:
             return FULL
         if end == stop:
