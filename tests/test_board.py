@@ -16,6 +16,7 @@ from acesim.kernels.board import (
 )
 from acesim.rules import KNOB_VALUES, KNOBS, PRESETS, Ruleset
 from acesim.sampling import sample_positions
+from tests.helpers import knob_mixes
 
 SOURCES = [L.FROM_BAR, L.FROM_WAITING, *range(1, L.N_POINTS + 1)]
 
@@ -75,18 +76,10 @@ def test_fast_moves_match_reference_on_game_positions_of_every_preset():
     assert total > 4 * 400 * 12 * 0.9
 
 
-def _knob_mixes():
-    knobs = {
-        knob: st.booleans() if KNOB_VALUES[knob] is bool else st.sampled_from(KNOB_VALUES[knob])
-        for knob in KNOBS
-    }
-    return st.fixed_dictionaries(knobs).filter(
-        lambda k: not (k["acey_deucey"] == "none" and k["acey_deucey_extra_roll"])
-    )
 
 
 @settings(max_examples=40, deadline=None)
-@given(knobs=_knob_mixes(), seed=st.integers(0, 2**32 - 1))
+@given(knobs=knob_mixes(), seed=st.integers(0, 2**32 - 1))
 def test_fast_moves_match_reference_under_random_knob_mixes(knobs, seed):
     rules = Ruleset.preset("american").with_overrides(knobs)
     boards, _ = sample_positions(rules, 60, seed)

@@ -18,6 +18,7 @@ from acesim.moves import count_plays, legal_plays
 from acesim.position import Position
 from acesim.rules import KNOB_VALUES, KNOBS, PRESETS, Ruleset
 from acesim.sampling import sample_positions
+from tests.helpers import knob_mixes
 
 # European 8-die segments are costly to enumerate one by one from Python.
 SAMPLES = {"european": 4000, "american": 20000, "navy": 20000, "backgammon": 20000}
@@ -55,18 +56,10 @@ def test_every_play_of_random_games_keeps_the_invariants(name):
     assert (boards[:, L.OFF] > 0).sum() > 50
 
 
-def _knob_mixes():
-    knobs = {}
-    for knob in KNOBS:
-        values = KNOB_VALUES[knob]
-        knobs[knob] = st.booleans() if values is bool else st.sampled_from(values)
-    return st.fixed_dictionaries(knobs).filter(
-        lambda k: not (k["acey_deucey"] == "none" and k["acey_deucey_extra_roll"])
-    )
 
 
 @settings(max_examples=40, deadline=None)
-@given(knobs=_knob_mixes(), seed=st.integers(0, 2**32 - 1))
+@given(knobs=knob_mixes(), seed=st.integers(0, 2**32 - 1))
 def test_random_knob_mixes_keep_the_invariants(knobs, seed):
     rules = Ruleset.preset("navy").with_overrides(knobs)
     n = 300 if rules.doubles == "four-plus-complement" else 1500

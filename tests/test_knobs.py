@@ -13,6 +13,7 @@ import pytest
 from acesim.moves import legal_plays
 from acesim.position import Position
 from acesim.rules import Ruleset
+from tests.helpers import P, check, check_empty
 
 EUROPEAN = Ruleset.preset("european")
 AMERICAN = Ruleset.preset("american")
@@ -20,36 +21,10 @@ NAVY = Ruleset.preset("navy")
 BACKGAMMON = Ruleset.preset("backgammon")
 
 
-def P(pts=None, bar=(0, 0), waiting=(0, 0), off=None) -> Position:
-    """A position from ``{point: count}``; the rest of each side is off unless given."""
-    points = [0] * 24
-    for point, count in (pts or {}).items():
-        assert 1 <= point <= 24 and points[point - 1] == 0
-        points[point - 1] = count
-    if off is None:
-        mover = sum(v for v in points if v > 0)
-        opp = -sum(v for v in points if v < 0)
-        off = (15 - mover - bar[0] - waiting[0], 15 - opp - bar[1] - waiting[1])
-    return Position(tuple(points), tuple(bar), tuple(waiting), tuple(off))
 
 
-def check(res, expected: set[Position], dice_used: int, segment: tuple[int, ...]) -> None:
-    assert res.segment == segment
-    assert res.dice_used == dice_used
-    assert res.complete == (dice_used == len(segment))
-    assert res.positions() == expected
-    assert len(res.plays) == len(expected), "plays must be deduplicated by position"
-    for play in res.plays:
-        assert len(play.moves) == dice_used
 
 
-def check_empty(res, position: Position, segment: tuple[int, ...]) -> None:
-    assert res.segment == segment
-    assert res.dice_used == 0
-    assert res.complete is False
-    assert len(res.plays) == 1
-    assert res.plays[0].moves == ()
-    assert res.plays[0].position == position
 
 
 # --- entering from waiting -----------------------------------------------------

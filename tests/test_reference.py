@@ -29,7 +29,7 @@ from acesim.moves import legal_plays
 from acesim.position import Position
 from acesim.rules import KNOB_VALUES, KNOBS, Ruleset
 from acesim.sampling import sample_positions
-from reference_rules import TooMuchWork, reference_plays
+from tests.reference_rules import TooMuchWork, reference_plays
 
 PRESET_NAMES = ("european", "american", "navy", "backgammon")
 EUROPEAN = Ruleset.preset("european")

@@ -33,15 +33,18 @@ _GAME_OVER = 1
 
 
 @njit(cache=True)
-def _random_segment(board, rules, rng, die_a, die_b, ws, out, segment, status):
-    """Play a uniformly random legal play of the segment of ``(die_a, die_b)`` in place.
+def _random_segment(board, rules, rng, die_a, die_b, ws, out, segment, status, samples, sample_dice, n):
+    """Record ``board`` as sample ``n``, then play a uniformly random legal play in place.
 
-    ``status[0]``: 1 if the segment was complete; ``status[1]``: the first invariant
-    violation found among all the segment's plays (0 if none).  Returns the
-    workspace, which may have grown.
+    The segment is that of ``(die_a, die_b)``.  ``status[0]``: 1 if the
+    segment was complete; ``status[1]``: the first invariant violation found
+    among all the segment's plays (0 if none).  Returns the workspace, which
+    may have grown.
     """
-    n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, segment)
-    while enumerate_plays(board, rules, segment, n, ws, out) == FULL:
+    samples[n, :] = board
+    sample_dice[n, 0], sample_dice[n, 1] = die_a, die_b
+    n_dice = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, segment)
+    while enumerate_plays(board, rules, segment, n_dice, ws, out) == FULL:
         ws = grown_workspace(ws)
     first, stop, used = out[0], out[1], out[2]
     for node in range(first, stop):
@@ -50,7 +53,7 @@ def _random_segment(board, rules, rng, die_a, die_b, ws, out, segment, status):
             status[1] = code
     pick = first + rng.integers(0, stop - first)
     board[:] = ws.nodes[pick]
-    status[0] = 1 if used == n else 0
+    status[0] = 1 if used == n_dice else 0
     return ws
 
 
@@ -80,10 +83,10 @@ def random_walk(start, rules, rng, max_games, max_samples, ws, samples, sample_d
                 rolls += 1
                 a = rng.integers(1, 7)
                 b = rng.integers(1, 7)
-                samples[n, :] = board
-                sample_dice[n, 0], sample_dice[n, 1] = a, b
+                ws = _random_segment(
+                    board, rules, rng, a, b, ws, out, segment, status, samples, sample_dice, n
+                )
                 n += 1
-                ws = _random_segment(board, rules, rng, a, b, ws, out, segment, status)
                 if status[1] != OK:
                     return n, status[1], ws
                 if board[OFF] == N_CHECKERS:
@@ -97,10 +100,10 @@ def random_walk(start, rules, rng, max_games, max_samples, ws, samples, sample_d
                     d = rng.integers(1, 7)
                     if n >= max_samples:
                         break
-                    samples[n, :] = board
-                    sample_dice[n, 0], sample_dice[n, 1] = d, d
+                    ws = _random_segment(
+                        board, rules, rng, d, d, ws, out, segment, status, samples, sample_dice, n
+                    )
                     n += 1
-                    ws = _random_segment(board, rules, rng, d, d, ws, out, segment, status)
                     if status[1] != OK:
                         return n, status[1], ws
                     if board[OFF] == N_CHECKERS:

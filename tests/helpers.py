@@ -1,0 +1,53 @@
+"""Shared test helpers: hand-built positions, exact play-set checks, knob mixes."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from acesim.position import Position
+from acesim.rules import KNOB_VALUES, KNOBS
+
+
+def P(pts=None, bar=(0, 0), waiting=(0, 0), off=None) -> Position:
+    """A position from ``{point: count}``; the rest of each side is off unless given."""
+    points = [0] * 24
+    for point, count in (pts or {}).items():
+        assert 1 <= point <= 24 and points[point - 1] == 0
+        points[point - 1] = count
+    if off is None:
+        mover = sum(v for v in points if v > 0)
+        opp = -sum(v for v in points if v < 0)
+        off = (15 - mover - bar[0] - waiting[0], 15 - opp - bar[1] - waiting[1])
+    return Position(tuple(points), tuple(bar), tuple(waiting), tuple(off))
+
+
+def check(res, expected: set[Position], dice_used: int, segment: tuple[int, ...]) -> None:
+    """The exact set, one play per position, the dice used and completeness."""
+    assert res.segment == segment
+    assert res.dice_used == dice_used
+    assert res.complete == (dice_used == len(segment))
+    assert res.positions() == expected
+    assert len(res.plays) == len(expected), "plays must be deduplicated by position"
+    for play in res.plays:
+        assert len(play.moves) == dice_used
+
+
+def check_empty(res, position: Position, segment: tuple[int, ...]) -> None:
+    """Nothing playable: exactly one play, the empty one, position unchanged."""
+    assert res.segment == segment
+    assert res.dice_used == 0
+    assert res.complete is False
+    assert len(res.plays) == 1
+    assert res.plays[0].moves == ()
+    assert res.plays[0].position == position
+
+
+def knob_mixes():
+    """Every knob drawn independently, minus the one contradictory combination."""
+    knobs = {
+        knob: st.booleans() if KNOB_VALUES[knob] is bool else st.sampled_from(KNOB_VALUES[knob])
+        for knob in KNOBS
+    }
+    return st.fixed_dictionaries(knobs).filter(
+        lambda k: not (k["acey_deucey"] == "none" and k["acey_deucey_extra_roll"])
+    )
