@@ -1,0 +1,148 @@
+"""Whole random games: identities every record row must satisfy, per preset and knob mix."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from acesim.errors import AcesimError
+from acesim.games import play_random_games
+from acesim.kernels import layout as L
+from acesim.kernels.game import points_won
+from acesim.position import Position
+from acesim.rules import PRESETS, Ruleset
+from tests.helpers import P, knob_mixes
+
+GAMES = {"european": 60, "american": 600, "navy": 600, "backgammon": 600}
+
+
+def _side(df: pd.DataFrame, column: str) -> tuple[pd.Series, pd.Series]:
+    return df[f"{column}_a"], df[f"{column}_b"]
+
+
+def check_identities(df: pd.DataFrame, rules: Ruleset) -> None:
+    finished = df[df.unfinished == 0]
+    assert (df.unfinished != 2).all()
+    assert (finished.winner.isin([0, 1])).all()
+    for seat in "ab":
+        turns, rolls = df[f"turns_{seat}"], df[f"rolls_{seat}"]
+        extra = df[f"extra_rolls_{seat}"]
+        # each turn opens with one roll; every earned extra roll adds one
+        assert (rolls == turns + extra).all()
+        assert (df[f"doubles_{seat}"] + df[f"one_two_{seat}"] <= rolls).all()
+        chosen = sum(df[f"chose_{d}_{seat}"] for d in range(1, 7))
+        assert (chosen <= df[f"one_two_{seat}"]).all()
+        if rules.acey_deucey == "none":
+            assert (chosen == 0).all()
+        if not rules.doubles_extra_roll:
+            assert (extra <= chosen).all()
+        if not rules.bonus_needs_full_use:
+            assert (df[f"forfeits_{seat}"] == 0).all()
+        assert (df[f"borne_off_{seat}"].between(0, 15)).all()
+    # turns alternate: the first mover has as many turns as the other, or one more
+    first_turns = np.where(df.first_mover == 0, df.turns_a, df.turns_b)
+    second_turns = np.where(df.first_mover == 0, df.turns_b, df.turns_a)
+    assert ((first_turns - second_turns).clip(0, 1) == first_turns - second_turns).all()
+    # the winner bore off all 15 and moved at least its starting pip count
+    start_pips = Position.start(rules.start).pips()[0]
+    winner_off = np.where(finished.winner == 0, finished.borne_off_a, finished.borne_off_b)
+    loser_off = np.where(finished.winner == 0, finished.borne_off_b, finished.borne_off_a)
+    winner_pips = np.where(finished.winner == 0, finished.pips_moved_a, finished.pips_moved_b)
+    assert (winner_off == 15).all() and (loser_off < 15).all()
+    assert (winner_pips >= start_pips).all()
+    # the game ended on the winner's turn: it moved last
+    winner_turns = np.where(finished.winner == 0, finished.turns_a, finished.turns_b)
+    loser_turns = np.where(finished.winner == 0, finished.turns_b, finished.turns_a)
+    winner_first = finished.winner == finished.first_mover
+    assert (np.where(winner_first, winner_turns - loser_turns, loser_turns - winner_turns) == np.where(winner_first, 1, 0)).all()
+    stakes = 2 ** finished.stakes_doublings
+    base = finished.points // stakes
+    assert (base * stakes == finished.points).all()
+    if rules.scoring == "single":
+        assert (base == 1).all()
+    elif rules.scoring == "per-checker":
+        assert (base == 15 - loser_off).all()
+    else:
+        assert base.isin([1, 2, 3]).all()
+        assert ((base >= 2) == (loser_off == 0)).all()
+    if not rules.stakes_double_on_1_2:
+        assert (finished.stakes_doublings == 0).all()
+    else:
+        assert (finished.stakes_doublings == finished.one_two_a + finished.one_two_b).all()
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_record_identities_per_preset(name):
+    rules = PRESETS[name]
+    df = play_random_games(rules, GAMES[name], seed=21)
+    assert len(df) == GAMES[name] and (df.unfinished == 0).all()
+    check_identities(df, rules)
+
+
+@settings(max_examples=25, deadline=None)
+@given(knobs=knob_mixes(), seed=st.integers(0, 2**32 - 1))
+def test_record_identities_under_random_knob_mixes(knobs, seed):
+    rules = Ruleset.preset("navy").with_overrides(knobs)
+    n = 6 if rules.doubles == "four-plus-complement" else 40
+    check_identities(play_random_games(rules, n, seed), rules)
+
+
+def test_same_seed_same_records_other_seed_other_records():
+    rules = PRESETS["navy"]
+    a = play_random_games(rules, 50, seed=5)
+    pd.testing.assert_frame_equal(a, play_random_games(rules, 50, seed=5))
+    assert not a.equals(play_random_games(rules, 50, seed=6))
+
+
+def test_dice_frequencies_match_two_fair_dice():
+    """P(double) = 1/6 and P(1-2) = 1/18 over the rolls of random games (the opening
+    roll under opening=use is never a double, so backgammon is left out)."""
+    df = play_random_games(PRESETS["american"], 1500, seed=8)
+    rolls = int((df.rolls_a + df.rolls_b).sum())
+    for column, p in (("doubles", 1 / 6), ("one_two", 1 / 18)):
+        observed = int((df[f"{column}_a"] + df[f"{column}_b"]).sum()) / rolls
+        tolerance = 4 * math.sqrt(p * (1 - p) / rolls)  # 4 sigma: rare false alarms
+        assert abs(observed - p) < tolerance, (column, observed, p, rolls)
+
+
+def test_game_count_and_cap_must_be_positive():
+    with pytest.raises(AcesimError, match="number of games must be positive"):
+        play_random_games(PRESETS["navy"], 0, seed=1)
+    with pytest.raises(AcesimError, match="turn cap must be positive"):
+        play_random_games(PRESETS["navy"], 5, seed=1, turn_cap=0)
+
+
+def test_turn_cap_ends_games_unfinished_never_as_wins():
+    df = play_random_games(PRESETS["backgammon"], 30, seed=2, turn_cap=20)
+    assert (df.unfinished == 1).all() and (df.winner == -1).all() and (df.points == 0).all()
+    assert ((df.turns_a + df.turns_b) == 20).all()
+
+
+@pytest.mark.parametrize(
+    "scoring, loser, expected",
+    [
+        ("single", {"off": 0}, 1),
+        ("per-checker", {"off": 4}, 11),
+        ("gammons", {"off": 1}, 1),
+        ("gammons", {"off": 0}, 2),
+        ("gammons", {"off": 0, "bar": 1}, 3),
+        ("gammons", {"off": 0, "waiting": 1}, 3),
+        ("gammons", {"off": 0, "home": 1}, 3),
+    ],
+)
+def test_points_won(scoring, loser, expected):
+    """The mover has just borne off its 15th checker; the loser's checkers decide."""
+    off = loser.get("off", 0)
+    bar, waiting, home = loser.get("bar", 0), loser.get("waiting", 0), loser.get("home", 0)
+    rest = 15 - off - bar - waiting - home
+    pts = {20: -rest}
+    if home:
+        pts[3] = -home
+    pos = P(pts, bar=(0, bar), waiting=(0, waiting), off=(15, off))
+    rules = Ruleset.preset("navy").with_overrides({"scoring": scoring})
+    assert points_won(pos.to_board(), rules.to_array(), 0) == expected
+    assert points_won(pos.to_board(), rules.to_array(), 2) == 4 * expected
+    assert L.N_CHECKERS == 15
