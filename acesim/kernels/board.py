@@ -12,7 +12,6 @@ from acesim.kernels.layout import (
     BAR,
     BAR_ENTRY_DOUBLES_ONLY,
     BEAROFF_STANDARD,
-    BOARD_DTYPE,
     BOARD_SIZE,
     FROM_BAR,
     FROM_WAITING,
@@ -288,7 +287,3 @@ def check_rows(boards, first, stop):
         if code != OK:
             return code
     return OK
-
-
-def new_board():
-    return np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
