@@ -17,7 +17,6 @@ from acesim.kernels.layout import (
     ACEY_DEUCEY_NONE,
     BOARD_DTYPE,
     BOARD_SIZE,
-    DOUBLES_FOUR_PLUS_COMPLEMENT,
     HOME_TOP,
     MAX_SEGMENT,
     N_CHECKERS,
@@ -29,7 +28,6 @@ from acesim.kernels.layout import (
     R_ACEY_DEUCEY,
     R_ACEY_DEUCEY_EXTRA_ROLL,
     R_BONUS_NEEDS_FULL_USE,
-    R_DOUBLES,
     R_DOUBLES_EXTRA_ROLL,
     R_OPENING,
     R_SCORING,
@@ -37,7 +35,7 @@ from acesim.kernels.layout import (
     SCORING_GAMMONS,
     SCORING_PER_CHECKER,
 )
-from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
+from acesim.kernels.randomplay import play_random_segment
 
 # --- the record row -----------------------------------------------------------
 
@@ -88,25 +86,11 @@ assert RECORD_COLUMNS[CHOSE_1 + 2 * 5 + 1] == "chose_6_b"
 
 
 @njit(cache=True)
-def _play_random(board, rules, rng, die_a, die_b, ws, out, segment):
-    """Play a uniformly random legal play of the segment of ``(die_a, die_b)`` in place.
-
-    Returns ``(ws, dice in the segment, dice used)``; the workspace may have grown.
-    """
-    n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, segment)
-    while enumerate_plays(board, rules, segment, n, ws, out) == FULL:
-        ws = grown_workspace(ws)
-    first, stop, used = out[0], out[1], out[2]
-    board[:] = ws.nodes[first + rng.integers(0, stop - first)]
-    return ws, n, used
-
-
-@njit(cache=True)
 def _segment(board, rules, rng, die_a, die_b, ws, out, segment, record, side, turn_number):
     """Play one segment for ``side`` and count it; returns ``(ws, complete)``."""
     pips_before = pip_count(board)
     opp_bar_before = board[OPP_BAR]
-    ws, n, used = _play_random(board, rules, rng, die_a, die_b, ws, out, segment)
+    ws, n, used = play_random_segment(board, rules, rng, die_a, die_b, ws, out, segment)
     record[DICE_LOST + side] += n - used
     record[PIPS_MOVED + side] += pips_before - pip_count(board)
     record[HITS + side] += board[OPP_BAR] - opp_bar_before

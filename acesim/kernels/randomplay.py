@@ -33,26 +33,36 @@ _GAME_OVER = 1
 
 
 @njit(cache=True)
-def _random_segment(board, rules, rng, die_a, die_b, ws, out, segment, status, samples, sample_dice, n):
-    """Record ``board`` as sample ``n``, then play a uniformly random legal play in place.
+def play_random_segment(board, rules, rng, die_a, die_b, ws, out, segment):
+    """The ``random`` strategy: play a uniformly chosen distinct legal play in place.
 
-    The segment is that of ``(die_a, die_b)``.  ``status[0]``: 1 if the
-    segment was complete; ``status[1]``: the first invariant violation found
-    among all the segment's plays (0 if none).  Returns the workspace, which
-    may have grown.
+    The segment is that of ``(die_a, die_b)``.  Returns ``(ws, dice in the
+    segment, dice used)``; the workspace may have grown, and ``out`` still
+    holds the node range of all the plays.
+    """
+    n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, segment)
+    while enumerate_plays(board, rules, segment, n, ws, out) == FULL:
+        ws = grown_workspace(ws)
+    first, stop, used = out[0], out[1], out[2]
+    board[:] = ws.nodes[first + rng.integers(0, stop - first)]
+    return ws, n, used
+
+
+@njit(cache=True)
+def _random_segment(board, rules, rng, die_a, die_b, ws, out, segment, status, samples, sample_dice, n):
+    """Record ``board`` as sample ``n``, then play the ``random`` strategy in place.
+
+    ``status[0]``: 1 if the segment was complete; ``status[1]``: the first
+    invariant violation found among all the segment's plays (0 if none).
+    Returns the workspace, which may have grown.
     """
     samples[n, :] = board
     sample_dice[n, 0], sample_dice[n, 1] = die_a, die_b
-    n_dice = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, segment)
-    while enumerate_plays(board, rules, segment, n_dice, ws, out) == FULL:
-        ws = grown_workspace(ws)
-    first, stop, used = out[0], out[1], out[2]
-    for node in range(first, stop):
+    ws, n_dice, used = play_random_segment(board, rules, rng, die_a, die_b, ws, out, segment)
+    for node in range(out[0], out[1]):
         code = check_invariants(ws.nodes[node])
         if code != OK and status[1] == OK:
             status[1] = code
-    pick = first + rng.integers(0, stop - first)
-    board[:] = ws.nodes[pick]
     status[0] = 1 if used == n_dice else 0
     return ws
 
@@ -70,6 +80,7 @@ def random_walk(start, rules, rng, max_games, max_samples, ws, samples, sample_d
     out = np.zeros(3, dtype=np.int64)
     segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
     status = np.zeros(2, dtype=np.int64)
+    full_use = rules[R_BONUS_NEEDS_FULL_USE] != 0
     n = 0
     for _ in range(max_games):
         board[:] = start
@@ -93,7 +104,6 @@ def random_walk(start, rules, rng, max_games, max_samples, ws, samples, sample_d
                     game_over = True
                     break
                 complete = status[0] == 1
-                full_use = rules[R_BONUS_NEEDS_FULL_USE] != 0
                 if a != b and a + b == 3 and rules[R_ACEY_DEUCEY] != ACEY_DEUCEY_NONE:
                     if full_use and not complete:
                         break
