@@ -244,6 +244,208 @@ def _run_batch(batch: Path, out: Optional[Path]) -> int:
     return failed
 
 
+# --- games ------------------------------------------------------------------------
+
+SeedOption = Annotated[int, typer.Option("--seed", help="Root seed; the same seed gives the same records.")]
+WorkersOption = Annotated[
+    Optional[int], typer.Option("--workers", "-w", help="Worker processes (default: every core).")
+]
+ProgressOption = Annotated[
+    bool, typer.Option("--progress/--no-progress", help="Show a progress bar with games/s and ETA.")
+]
+
+
+def _rule_sets(spec: str, overrides: list[str] | None):
+    from acesim.rules import load_ruleset
+
+    names = [s.strip() for s in spec.split(",")]
+    if any(not n for n in names):
+        raise AcesimError(f"empty rule set name in --rules {spec!r}")
+    return [load_ruleset(n, overrides or ()) for n in names]
+
+
+@contextmanager
+def _progress_bar(total: int, label: str, enabled: bool):
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    if not enabled:
+        yield None
+        return
+
+    class GamesPerSecond(TextColumn):
+        def __init__(self):
+            super().__init__("")
+
+        def render(self, task):
+            speed = task.finished_speed or task.speed
+            return TextColumn("{task.description}").render(task).__class__(
+                f"{speed:,.0f} games/s" if speed else "… games/s"
+            )
+
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        GamesPerSecond(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda n: bar.advance(task, n)
+
+
+def _summary_table(summaries: list[dict]) -> Table:
+    from acesim.summary import table_rows
+
+    first = summaries[0]
+    table = Table(
+        title=f"{first['strategy_a']} (seat A) vs {first['strategy_b']} (seat B), seed {first['seed']}; "
+        "value [95% CI], n"
+    )
+    table.add_column("figure")
+    for doc in summaries:
+        table.add_column(doc["rules_name"])
+    per_rules = [table_rows(doc) for doc in summaries]
+    for i, row in enumerate(per_rules[0]):
+        cells = []
+        for rows in per_rules:
+            r = rows[i]
+            if r["value"] is None:
+                cells.append("—")
+            else:
+                cells.append(f"{_fmt(r['value'])} [{_fmt(r['ci95_low'])}, {_fmt(r['ci95_high'])}], n={r['n']:,} {r['n_of']}")
+        table.add_row(row["metric"], *cells)
+    for doc in summaries:
+        if doc["unfinished"]:
+            console.print(f"{doc['rules_name']}: {doc['unfinished']} game(s) reached the turn cap and are left out")
+    return table
+
+
+def _fmt(x) -> str:
+    if x is None:
+        return "—"
+    return f"{x:.4f}" if abs(x) < 10 else f"{x:.2f}"
+
+
+@app.command("simulate")
+def simulate(
+    rules: Annotated[
+        str, typer.Option("--rules", "-r", help="Preset names or rules files, comma-separated.")
+    ] = "european",
+    rule: RuleOverride = None,
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per rule set.")] = 10_000,
+    strategy: Annotated[str, typer.Option("--strategy", help="Seat A's strategy.")] = "expert",
+    vs: Annotated[str, typer.Option("--vs", help="Seat B's strategy.")] = "expert",
+    strategies_file: Annotated[
+        Optional[Path], typer.Option("--strategies-file", help="Weights file instead of the built-in one.")
+    ] = None,
+    seed: SeedOption = 42,
+    workers: WorkersOption = None,
+    chunk_size: Annotated[
+        Optional[int], typer.Option("--chunk-size", help="Games per chunk (records do not depend on it).")
+    ] = None,
+    turn_cap: Annotated[int, typer.Option("--turn-cap", help="Turns after which a game ends unfinished.")] = 10_000,
+    out: Annotated[
+        Optional[Path], typer.Option("--out", "-o", help="Folder for records (Parquet) and summaries.")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
+    progress: ProgressOption = True,
+) -> None:
+    """Play many games and summarise them (records as chunked Parquet under --out)."""
+    from acesim import simulate as sim
+    from acesim.strategies import load_strategy
+
+    with one_line_errors():
+        rule_sets = _rule_sets(rules, rule)
+        a = load_strategy(strategy, strategies_file)
+        b = load_strategy(vs, strategies_file)
+        n_workers = workers if workers is not None else sim.default_workers()
+        if n_workers <= 0:
+            raise AcesimError(f"the number of workers must be positive, got {n_workers}")
+        plan = sim.make_plan(rule_sets, a, b, games, seed, chunk_size, n_workers, turn_cap)
+        if out is not None:
+            sim.prepare_output(out, force)
+        with _progress_bar(games * len(rule_sets), "games", progress) as advance:
+            summaries = sim.run(plan, out, n_workers, advance)
+    console.print(_summary_table(summaries))
+    if out is not None:
+        console.print(f"records and summaries in {out}")
+
+
+@app.command("ladder")
+def ladder(
+    rules: RulesOption = "european",
+    rule: RuleOverride = None,
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per pairing and seat order.")] = 1000,
+    strategies: Annotated[
+        Optional[str],
+        typer.Option("--strategies", help="Comma-separated strategies (default: every strategy of the file)."),
+    ] = None,
+    strategies_file: Annotated[
+        Optional[Path], typer.Option("--strategies-file", help="Weights file instead of the built-in one.")
+    ] = None,
+    seed: SeedOption = 42,
+    workers: WorkersOption = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the table as CSV here.")] = None,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
+    progress: ProgressOption = True,
+) -> None:
+    """Round-robin of strategies, both seats, win rates with 95% intervals."""
+    from acesim import simulate as sim
+    from acesim.ladder import ladder as run_ladder, ladder_matrix, ladder_table
+    from acesim.strategies import load_strategy, strategy_names
+
+    with one_line_errors():
+        (ruleset,) = _rule_sets(rules, rule) if "," not in rules else (None,)
+        if ruleset is None:
+            raise AcesimError("ladder takes one rule set")
+        specs = [s.strip() for s in strategies.split(",")] if strategies else strategy_names(strategies_file)
+        chosen = [load_strategy(s, strategies_file) for s in specs]
+        if games <= 0:
+            raise AcesimError(f"the number of games must be positive, got {games}")
+        n_workers = workers if workers is not None else sim.default_workers()
+        if n_workers <= 0:
+            raise AcesimError(f"the number of workers must be positive, got {n_workers}")
+        if out is not None:
+            write_atomically(out, "")  # fail now, not after the games, if it cannot be written
+            out.unlink()
+        total = games * len(chosen) * (len(chosen) - 1)
+        with _progress_bar(total, "games", progress) as advance:
+            matches = run_ladder(ruleset, chosen, games, seed, n_workers, advance)
+        table = ladder_table(matches, chosen)
+    matrix = ladder_matrix(table, chosen)
+    title = (
+        f"Ladder under {ruleset.name}: row's win rate against column [95% Wilson CI]; "
+        f"{2 * games:,} games per pairing ({games:,} in each seat order), seed {seed}"
+    )
+    if markdown:
+        typer.echo(f"{title}\n")
+        typer.echo("| | " + " | ".join(matrix.columns) + " |")
+        typer.echo("|---" * (len(matrix.columns) + 1) + "|")
+        for name, row in matrix.iterrows():
+            typer.echo(f"| **{name}** | " + " | ".join(row) + " |")
+    else:
+        t = Table(title=title)
+        t.add_column("")
+        for col in matrix.columns:
+            t.add_column(col)
+        for name, row in matrix.iterrows():
+            t.add_row(name, *row)
+        console.print(t)
+    if out is not None:
+        with one_line_errors():
+            write_atomically(out, table.to_csv(index=False))
+
+
 # --- benchmarks ---------------------------------------------------------------
 
 

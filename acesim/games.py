@@ -1,4 +1,4 @@
-"""Whole games from Python: seeded streams in, one records table out."""
+"""Whole games from Python: rules, strategies and a seed in, one records table out."""
 
 from __future__ import annotations
 
@@ -6,32 +6,96 @@ import numpy as np
 import pandas as pd
 
 from acesim.errors import AcesimError
-from acesim.kernels.game import N_RECORD, RECORD_COLUMNS, play_games
+from acesim.kernels import game as K
 from acesim.kernels.plays import new_workspace
+from acesim.kernels.strategy import new_scratch
 from acesim.position import Position
 from acesim.rules import RULES_VERSION, Ruleset
+from acesim.streams import block_keys, check_seed
+from acesim.strategies import Strategy, load_strategy, lowered
 
 # No preset's random games come near it (see tests/test_games.py); a game that
 # reaches it is recorded as unfinished, never as a win.
 DEFAULT_TURN_CAP = 10_000
 
+# The columns every records table has before the kernel's counters.
+ID_COLUMNS = ("game", "seed", "rules", "rules_version", "strategy_a", "strategy_b")
+COLUMNS = ID_COLUMNS + K.RECORD_COLUMNS
 
-def play_random_games(
-    rules: Ruleset, n_games: int, seed: int, turn_cap: int = DEFAULT_TURN_CAP
-) -> pd.DataFrame:
-    """``n_games`` random-vs-random games from one seeded stream, one row per game."""
+
+def _strategy(s: Strategy | str) -> Strategy:
+    return s if isinstance(s, Strategy) else load_strategy(s)
+
+
+def play_records(
+    rules: Ruleset,
+    strategy_a: Strategy,
+    strategy_b: Strategy,
+    seed: int,
+    first_game: int,
+    n_games: int,
+    turn_cap: int = DEFAULT_TURN_CAP,
+) -> np.ndarray:
+    """The kernel rows of games ``first_game .. first_game + n_games - 1`` (int64, one row each)."""
     if n_games <= 0:
         raise AcesimError(f"the number of games must be positive, got {n_games}")
     if turn_cap <= 0:
         raise AcesimError(f"the turn cap must be positive, got {turn_cap}")
-    rng = np.random.default_rng(np.random.SeedSequence(seed))
-    records = np.zeros((n_games, N_RECORD), dtype=np.int64)
-    start = Position.start(rules.start).to_board()
-    play_games(start, rules.to_array(), rng, n_games, turn_cap, new_workspace(), records)
-    if (records[:, RECORD_COLUMNS.index("unfinished")] == 2).any():
+    check_seed(seed)
+    records = np.zeros((n_games, K.N_RECORD), dtype=np.int64)
+    kinds, widths, weights = lowered(strategy_a, strategy_b)
+    K.play_games(
+        Position.start(rules.start).to_board(),
+        rules.to_array(),
+        block_keys(seed, first_game, n_games),
+        first_game,
+        turn_cap,
+        kinds,
+        widths,
+        weights,
+        new_workspace(),
+        new_scratch(int(widths.max())),
+        records,
+    )
+    if (records[:, K.UNFINISHED] == 2).any():
         raise AssertionError(f"engine bug under {rules.name}: a game reached an impossible position")
-    table = pd.DataFrame(records, columns=list(RECORD_COLUMNS))
-    table.insert(0, "game", np.arange(n_games, dtype=np.int64))
-    table["rules"] = rules.name
-    table["rules_version"] = RULES_VERSION
-    return table
+    return records
+
+
+def records_frame(
+    records: np.ndarray,
+    rules: Ruleset,
+    strategy_a: Strategy,
+    strategy_b: Strategy,
+    seed: int,
+    first_game: int,
+) -> pd.DataFrame:
+    """The records table of ``records`` (see the README for every column)."""
+    n = records.shape[0]
+    table = pd.DataFrame(records, columns=list(K.RECORD_COLUMNS))
+    ids = pd.DataFrame(
+        {
+            "game": np.arange(first_game, first_game + n, dtype=np.int64),
+            "seed": np.full(n, seed, dtype=np.int64),
+            "rules": rules.name,
+            "rules_version": np.full(n, RULES_VERSION, dtype=np.int64),
+            "strategy_a": strategy_a.spec,
+            "strategy_b": strategy_b.spec,
+        }
+    )
+    return pd.concat([ids, table], axis=1)
+
+
+def play_games(
+    rules: Ruleset,
+    n_games: int,
+    seed: int,
+    strategy_a: Strategy | str = "random",
+    strategy_b: Strategy | str = "random",
+    first_game: int = 0,
+    turn_cap: int = DEFAULT_TURN_CAP,
+) -> pd.DataFrame:
+    """``n_games`` games of ``strategy_a`` (seat A) against ``strategy_b`` (seat B), one row per game."""
+    a, b = _strategy(strategy_a), _strategy(strategy_b)
+    records = play_records(rules, a, b, seed, first_game, n_games, turn_cap)
+    return records_frame(records, rules, a, b, seed, first_game)

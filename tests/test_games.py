@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acesim.errors import AcesimError
-from acesim.games import play_random_games
+from acesim.games import play_games
 from acesim.kernels import layout as L
 from acesim.kernels.game import points_won
 from acesim.position import Position
@@ -77,7 +77,7 @@ def check_identities(df: pd.DataFrame, rules: Ruleset) -> None:
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_record_identities_per_preset(name):
     rules = PRESETS[name]
-    df = play_random_games(rules, GAMES[name], seed=21)
+    df = play_games(rules, GAMES[name], seed=21)
     assert len(df) == GAMES[name] and (df.unfinished == 0).all()
     check_identities(df, rules)
 
@@ -87,20 +87,31 @@ def test_record_identities_per_preset(name):
 def test_record_identities_under_random_knob_mixes(knobs, seed):
     rules = Ruleset.preset("navy").with_overrides(knobs)
     n = 6 if rules.doubles == "four-plus-complement" else 40
-    check_identities(play_random_games(rules, n, seed), rules)
+    check_identities(play_games(rules, n, seed), rules)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("pairing", [("expert", "racer"), ("safe", "blocker@beam=2"), ("expert@full", "random")])
+def test_record_identities_with_heuristic_strategies(name, pairing):
+    rules = PRESETS[name]
+    n = 20 if "random" in pairing and name == "european" else 60
+    df = play_games(rules, n, 3, *pairing)
+    assert (df.unfinished == 0).all()
+    check_identities(df, rules)
+    assert (df.strategy_a == pairing[0]).all() and (df.strategy_b == pairing[1]).all()
 
 
 def test_same_seed_same_records_other_seed_other_records():
     rules = PRESETS["navy"]
-    a = play_random_games(rules, 50, seed=5)
-    pd.testing.assert_frame_equal(a, play_random_games(rules, 50, seed=5))
-    assert not a.equals(play_random_games(rules, 50, seed=6))
+    a = play_games(rules, 50, seed=5)
+    pd.testing.assert_frame_equal(a, play_games(rules, 50, seed=5))
+    assert not a.equals(play_games(rules, 50, seed=6))
 
 
 def test_dice_frequencies_match_two_fair_dice():
     """P(double) = 1/6 and P(1-2) = 1/18 over the rolls of random games (the opening
     roll under opening=use is never a double, so backgammon is left out)."""
-    df = play_random_games(PRESETS["american"], 1500, seed=8)
+    df = play_games(PRESETS["american"], 1500, seed=8)
     rolls = int((df.rolls_a + df.rolls_b).sum())
     for column, p in (("doubles", 1 / 6), ("one_two", 1 / 18)):
         observed = int((df[f"{column}_a"] + df[f"{column}_b"]).sum()) / rolls
@@ -110,13 +121,13 @@ def test_dice_frequencies_match_two_fair_dice():
 
 def test_game_count_and_cap_must_be_positive():
     with pytest.raises(AcesimError, match="number of games must be positive"):
-        play_random_games(PRESETS["navy"], 0, seed=1)
+        play_games(PRESETS["navy"], 0, seed=1)
     with pytest.raises(AcesimError, match="turn cap must be positive"):
-        play_random_games(PRESETS["navy"], 5, seed=1, turn_cap=0)
+        play_games(PRESETS["navy"], 5, seed=1, turn_cap=0)
 
 
 def test_turn_cap_ends_games_unfinished_never_as_wins():
-    df = play_random_games(PRESETS["backgammon"], 30, seed=2, turn_cap=20)
+    df = play_games(PRESETS["backgammon"], 30, seed=2, turn_cap=20)
     assert (df.unfinished == 1).all() and (df.winner == -1).all() and (df.points == 0).all()
     assert ((df.turns_a + df.turns_b) == 20).all()
 

@@ -5,8 +5,10 @@ below; ``RECORD_COLUMNS`` names them for the records table).  Per-side
 columns come in pairs: seat A then seat B.  Seat A is the first strategy of a
 pairing, seat B the second; ``first_mover`` says which seat moved first.
 
-Strategy here is ``random``: uniformly among the distinct resulting positions
-of each segment, and the double after a 1-2 uniformly among 1..6.
+Each seat plays a strategy of ``acesim.kernels.strategy``.  A game's dice
+come from its dice stream only, and its strategies' random choices from its
+choice stream, so the same game index rolls the same dice under every rule set
+and pairing (common random numbers) until the games themselves diverge.
 """
 
 import numpy as np
@@ -15,10 +17,10 @@ from numba import njit
 from acesim.kernels.board import check_invariants, flip, pip_count
 from acesim.kernels.layout import (
     ACEY_DEUCEY_NONE,
+    ACEY_DEUCEY_ROLL_DIE,
     BOARD_DTYPE,
     BOARD_SIZE,
     HOME_TOP,
-    MAX_SEGMENT,
     N_CHECKERS,
     OFF,
     OPENING_USE,
@@ -35,7 +37,11 @@ from acesim.kernels.layout import (
     SCORING_GAMMONS,
     SCORING_PER_CHECKER,
 )
-from acesim.kernels.randomplay import play_random_segment
+from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
+from acesim.kernels.strategy import choose_double, play_segment
+
+# Games share a block key in groups of this size (see acesim.streams).
+GAMES_PER_BLOCK = 256
 
 # --- the record row -----------------------------------------------------------
 
@@ -86,17 +92,13 @@ assert RECORD_COLUMNS[CHOSE_1 + 2 * 5 + 1] == "chose_6_b"
 
 
 @njit(cache=True)
-def _segment(board, rules, rng, die_a, die_b, ws, out, segment, record, side, turn_number):
-    """Play one segment for ``side`` and count it; returns ``(ws, complete)``."""
-    pips_before = pip_count(board)
-    opp_bar_before = board[OPP_BAR]
-    ws, n, used = play_random_segment(board, rules, rng, die_a, die_b, ws, out, segment)
+def _count_segment(board, before, n, used, record, side, turn_number):
+    """Add one played segment (``before`` -> ``board``) to ``side``'s counters."""
     record[DICE_LOST + side] += n - used
-    record[PIPS_MOVED + side] += pips_before - pip_count(board)
-    record[HITS + side] += board[OPP_BAR] - opp_bar_before
+    record[PIPS_MOVED + side] += pip_count(before) - pip_count(board)
+    record[HITS + side] += board[OPP_BAR] - before[OPP_BAR]
     if board[OFF] > 0 and record[FIRST_BEAROFF_TURN + side] == 0:
         record[FIRST_BEAROFF_TURN + side] = turn_number
-    return ws, used == n
 
 
 # --- scoring ----------------------------------------------------------------------
@@ -125,29 +127,25 @@ def points_won(board, rules, stakes_doublings):
 
 
 @njit(cache=True)
-def _roll(rng):
-    return rng.integers(1, 7), rng.integers(1, 7)
+def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws, out, sc, record):
+    """Play one game from ``start`` (seat A's view); fill ``record``.
 
-
-@njit(cache=True)
-def play_game(start, rules, rng, turn_cap, ws, record):
-    """Play one random-vs-random game from ``start`` (seat A's view); fill ``record``.
-
-    Returns the workspace, which may have grown.  Every position after every
-    segment is checked with ``check_invariants``; a violation is an engine
-    bug and stops the game as unfinished with ``record[UNFINISHED] = 2``.
+    ``dice`` and ``choices`` are the game's two seeded streams; seat ``s``
+    plays strategy ``kinds[s]`` with beam width ``widths[s]`` and weights
+    ``weights[s]``.  Returns the workspace, which may have grown.  The position
+    after every turn is checked with ``check_invariants``; a violation is an
+    engine bug and stops the game as unfinished with ``record[UNFINISHED] = 2``.
     """
     record[:] = 0
     board = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    before = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
     flipped = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
-    out = np.zeros(3, dtype=np.int64)
-    segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
     board[:] = start
 
     # opening: one die each, ties roll again; the higher die moves first
-    die_a, die_b = _roll(rng)
+    die_a, die_b = die(dice), die(dice)
     while die_a == die_b:
-        die_a, die_b = _roll(rng)
+        die_a, die_b = die(dice), die(dice)
     side = 0 if die_a > die_b else 1
     record[FIRST_MOVER] = side
     if side == 1:
@@ -167,6 +165,7 @@ def play_game(start, rules, rng, turn_cap, ws, record):
         total_turns += 1
         record[TURNS + side] += 1
         turn_number = record[TURNS + side]
+        kind, width, w = kinds[side], widths[side], weights[side]
         again = True
         game_over = False
         while again:
@@ -174,7 +173,7 @@ def play_game(start, rules, rng, turn_cap, ws, record):
             if use_opening:
                 use_opening = False  # the opening dice are the first mover's first roll
             else:
-                die_a, die_b = _roll(rng)
+                die_a, die_b = die(dice), die(dice)
             record[ROLLS + side] += 1
             double = die_a == die_b
             one_two = die_a + die_b == 3 and not double
@@ -184,27 +183,31 @@ def play_game(start, rules, rng, turn_cap, ws, record):
                 record[ONE_TWO + side] += 1
                 if stakes:
                     record[STAKES_DOUBLINGS] += 1
-            ws, complete = _segment(
-                board, rules, rng, die_a, die_b, ws, out, segment, record, side, turn_number
-            )
+            before[:] = board
+            ws, n, used = play_segment(board, rules, die_a, die_b, kind, width, w, choices, ws, out, sc)
+            _count_segment(board, before, n, used, record, side, turn_number)
             if board[OFF] == N_CHECKERS:
                 game_over = True
                 break
+            complete = used == n
             if one_two and acey_deucey != ACEY_DEUCEY_NONE:
                 if full_use and not complete:
                     record[FORFEITS + side] += 1
                     break
-                # choose: the random strategy picks uniformly; roll-die: a die decides
-                chosen = rng.integers(1, 7)
+                before[:] = board
+                if acey_deucey == ACEY_DEUCEY_ROLL_DIE:
+                    chosen = die(dice)
+                    ws, n, used = play_segment(board, rules, chosen, chosen, kind, width, w, choices, ws, out, sc)
+                else:
+                    ws, chosen = choose_double(board, rules, kind, width, w, choices, ws, out, sc)
+                    ws, n, used = play_segment(board, rules, chosen, chosen, kind, width, w, choices, ws, out, sc)
                 record[CHOSE_1 + 2 * (chosen - 1) + side] += 1
-                ws, complete = _segment(
-                    board, rules, rng, chosen, chosen, ws, out, segment, record, side, turn_number
-                )
+                _count_segment(board, before, n, used, record, side, turn_number)
                 if board[OFF] == N_CHECKERS:
                     game_over = True
                     break
                 if rules[R_ACEY_DEUCEY_EXTRA_ROLL] != 0:
-                    if full_use and not complete:
+                    if full_use and used < n:
                         record[FORFEITS + side] += 1
                     else:
                         record[EXTRA_ROLLS + side] += 1
@@ -235,8 +238,20 @@ def play_game(start, rules, rng, turn_cap, ws, record):
 
 
 @njit(cache=True)
-def play_games(start, rules, rng, n_games, turn_cap, ws, records):
-    """Play ``n_games`` random games into ``records[:n_games]``; returns the workspace."""
-    for g in range(n_games):
-        ws = play_game(start, rules, rng, turn_cap, ws, records[g])
+def play_games(start, rules, block_keys, first_game, turn_cap, kinds, widths, weights, ws, sc, records):
+    """Play games ``first_game .. first_game + len(records) - 1`` into ``records``.
+
+    Game ``g`` takes its streams from ``block_keys[g // GAMES_PER_BLOCK - first
+    block]`` (the rows cover every block the range touches) and ``g`` itself,
+    so a game's record does not depend on how the games are split into chunks.
+    Returns the workspace, which may have grown.
+    """
+    out = np.zeros(3, dtype=np.int64)
+    dice = np.zeros(STREAM_WORDS, dtype=np.uint64)
+    choices = np.zeros(STREAM_WORDS, dtype=np.uint64)
+    first_block = first_game // GAMES_PER_BLOCK
+    for i in range(records.shape[0]):
+        g = first_game + i
+        seed_game_streams(block_keys[g // GAMES_PER_BLOCK - first_block], g, dice, choices)
+        ws = play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws, out, sc, records[i])
     return ws

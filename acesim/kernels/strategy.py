@@ -1,0 +1,221 @@
+"""Strategies: how a side picks its play of a segment and its double after a 1-2.
+
+``RANDOM`` picks uniformly among the distinct legal plays (the reference
+definition) and the double uniformly among 1..6.  ``LINEAR`` plays the legal
+play that maximises ``evaluate.score`` under its weight vector:
+
+* a two-dice segment is small, so every play is scored (exhaustive);
+* a doubles segment (four dice, or eight in the European game) is searched by a
+  beam over the dice: after each die only the ``width`` best distinct partial
+  positions are kept.  The beam ends on a legal play: a segment it plays in
+  full uses the maximal number of dice by definition, and if it stops short
+  after pruning (a pruned branch might have gone further) the segment is
+  searched exhaustively instead.  ``width = 0`` means exhaustive always;
+* the double after a 1-2 is the one whose best play scores highest.
+
+The random choices (which play, which double) come from the game's choice
+stream, never from its dice stream.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from acesim.kernels.board import apply_move, legal_moves, occupied_mask, open_mask
+from acesim.kernels.evaluate import N_FEATURES, score
+from acesim.kernels.layout import (
+    BOARD_DTYPE,
+    BOARD_SIZE,
+    DOUBLES_FOUR_PLUS_COMPLEMENT,
+    MAX_SEGMENT,
+    N_CHECKERS,
+    N_POINTS,
+    OFF,
+    R_DOUBLES,
+)
+from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
+from acesim.kernels.rng import below
+
+RANDOM = 0
+LINEAR = 1
+
+MAX_WIDTH = 256
+
+# Scratch of the strategies: two beams (current and next) of boards and their
+# scores, a board for the child being scored, the chosen play, the feature
+# vector, single moves and the segment's dice.
+Scratch = namedtuple(
+    "Scratch",
+    [
+        "beam",
+        "beam_scores",
+        "next",
+        "next_scores",
+        "child",
+        "play",
+        "feat",
+        "moves",
+        "segment",
+    ],
+)
+
+
+@njit(cache=True)
+def new_scratch(width):
+    w = max(width, 1)
+    return Scratch(
+        np.zeros((w, BOARD_SIZE), dtype=BOARD_DTYPE),
+        np.zeros(w, dtype=np.float64),
+        np.zeros((w, BOARD_SIZE), dtype=BOARD_DTYPE),
+        np.zeros(w, dtype=np.float64),
+        np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE),
+        np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE),
+        np.zeros(N_FEATURES, dtype=np.float64),
+        np.zeros((N_POINTS + 2, 2), dtype=np.int64),
+        np.zeros(MAX_SEGMENT, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def _same(a, b):
+    for i in range(BOARD_SIZE):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _keep(child, s, boards, scores, kept, width):
+    """Insert ``child`` (score ``s``) into the best-first list; return ``(kept, dropped)``.
+
+    ``dropped`` is True when a distinct position fell off the end of a full
+    list (the beam pruned something).  Equal positions have equal scores, so
+    only entries of equal score are compared for duplicates.
+    """
+    if kept == width and s <= scores[kept - 1]:
+        if s == scores[kept - 1]:
+            j = kept - 1
+            while j >= 0 and scores[j] == s:
+                if _same(boards[j], child):
+                    return kept, False
+                j -= 1
+        return kept, True
+    pos = kept
+    while pos > 0 and scores[pos - 1] < s:
+        pos -= 1
+    j = pos - 1
+    while j >= 0 and scores[j] == s:
+        if _same(boards[j], child):
+            return kept, False
+        j -= 1
+    dropped = kept == width
+    last = kept - 1 if dropped else kept
+    for j in range(last, pos, -1):
+        boards[j, :] = boards[j - 1]
+        scores[j] = scores[j - 1]
+    boards[pos, :] = child
+    scores[pos] = s
+    return (kept if dropped else kept + 1), dropped
+
+
+@njit(cache=True)
+def _exhaustive(board, rules, segment, n, ws, out, weights, feat, result):
+    """Score every legal play; write the best into ``result``.  Returns ``(ws, used, score)``."""
+    while enumerate_plays(board, rules, segment, n, ws, out) == FULL:
+        ws = grown_workspace(ws)
+    best = out[0]
+    best_score = -np.inf
+    for node in range(out[0], out[1]):
+        s = score(ws.nodes[node], weights, feat)
+        if s > best_score:
+            best_score = s
+            best = node
+    result[:] = ws.nodes[best]
+    return ws, out[2], best_score
+
+
+@njit(cache=True)
+def _beam(board, rules, segment, n, width, ws, out, weights, sc, result):
+    """The best play of a doubles segment by beam search; see the module docstring."""
+    open_bits = open_mask(board)
+    beam, beam_scores, nxt, next_scores = sc.beam, sc.beam_scores, sc.next, sc.next_scores
+    child = sc.child
+    beam[0, :] = board
+    beam_scores[0] = score(board, weights, sc.feat)
+    kept = 1
+    used = 0
+    pruned = False
+    for k in range(n):
+        die = segment[k]
+        n_next = 0
+        for b in range(kept):
+            node = beam[b]
+            if node[OFF] == N_CHECKERS:
+                continue
+            m = legal_moves(node, rules, die, True, open_bits, occupied_mask(node), sc.moves)
+            for i in range(m):
+                child[:] = node
+                apply_move(child, sc.moves[i, 0], sc.moves[i, 1])
+                s = score(child, weights, sc.feat)
+                n_next, dropped = _keep(child, s, nxt, next_scores, n_next, width)
+                pruned = pruned or dropped
+        if n_next == 0:
+            break
+        used = k + 1
+        beam, nxt = nxt, beam
+        beam_scores, next_scores = next_scores, beam_scores
+        kept = n_next
+    if used < n and pruned:
+        return _exhaustive(board, rules, segment, n, ws, out, weights, sc.feat, result)
+    result[:] = beam[0]
+    return ws, used, beam_scores[0]
+
+
+@njit(cache=True)
+def best_play(board, rules, segment, n, width, ws, out, weights, sc, result):
+    """The ``LINEAR`` strategy's play of ``segment[:n]`` into ``result``; returns ``(ws, used, score)``."""
+    if n > 2 and width > 0:
+        return _beam(board, rules, segment, n, width, ws, out, weights, sc, result)
+    return _exhaustive(board, rules, segment, n, ws, out, weights, sc.feat, result)
+
+
+@njit(cache=True)
+def play_segment(board, rules, die_a, die_b, kind, width, weights, choices, ws, out, sc):
+    """Play the segment of ``(die_a, die_b)`` in place by strategy ``kind``.
+
+    Returns ``(ws, dice in the segment, dice used)``.
+    """
+    n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, sc.segment)
+    if kind == RANDOM:
+        while enumerate_plays(board, rules, sc.segment, n, ws, out) == FULL:
+            ws = grown_workspace(ws)
+        board[:] = ws.nodes[out[0] + below(choices, out[1] - out[0])]
+        return ws, n, out[2]
+    ws, used, _ = best_play(board, rules, sc.segment, n, width, ws, out, weights, sc, sc.play)
+    board[:] = sc.play
+    return ws, n, used
+
+
+@njit(cache=True)
+def choose_double(board, rules, kind, width, weights, choices, ws, out, sc):
+    """The double (1..6) the strategy picks after a 1-2 in position ``board``; returns ``(ws, d)``.
+
+    A ``LINEAR`` strategy ranks the six doubles by the score of their best
+    play found greedily (a beam of one; exhaustively when ``width`` is 0), the
+    cheap way to compare six searches.  The chosen double is then played with
+    the strategy's own search.
+    """
+    if kind == RANDOM:
+        return ws, below(choices, 6) + 1
+    four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
+    rank_width = 1 if width > 0 else 0
+    best_d = 1
+    best_score = -np.inf
+    for d in range(1, 7):
+        n = segment_of(d, d, four_plus, sc.segment)
+        ws, _, s = best_play(board, rules, sc.segment, n, rank_width, ws, out, weights, sc, sc.play)
+        if s > best_score:
+            best_score = s
+            best_d = d
+    return ws, best_d

@@ -1,0 +1,297 @@
+"""Runs of many games: the plan, chunks on worker processes, Parquet records, summaries.
+
+A run is planned before anything is played: rule sets, strategies, seed, game
+count and chunk layout.  Each chunk is one task: a worker plays its games (the
+streams of a game depend only on the seed and the game's index, see
+``acesim.streams``), writes the chunk's records to a temporary file renamed
+into place, and returns the chunk's exact partial sums.  The parent only
+merges partial sums, so its memory does not grow with the number of games.
+
+Several rule sets run the same game indices with the same seed, so game ``g``
+rolls the same dice under each of them (common random numbers).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import os
+import shutil
+import signal
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from acesim import __version__
+from acesim.errors import AcesimError
+from acesim.games import DEFAULT_TURN_CAP, play_records, records_frame
+from acesim.rules import RULES_VERSION, Ruleset
+from acesim.streams import check_seed
+from acesim.strategies import Strategy
+from acesim.summary import merge, partial, summarize, table_rows
+
+PLAN_FILE = "plan.json"
+SUMMARY_JSON = "summary.json"
+SUMMARY_CSV = "summary.csv"
+RECORDS_DIR = "records"
+PARTIAL_SUFFIX = ".partial"
+MAX_CHUNK = 100_000
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything that decides a run's records."""
+
+    rules: tuple[Ruleset, ...]
+    strategy_a: Strategy
+    strategy_b: Strategy
+    games: int
+    seed: int
+    chunk_size: int
+    turn_cap: int = DEFAULT_TURN_CAP
+
+    def chunks(self) -> list[tuple[int, int]]:
+        """``(first game, number of games)`` of every chunk, in order."""
+        return [(s, min(self.chunk_size, self.games - s)) for s in range(0, self.games, self.chunk_size)]
+
+    def describe(self) -> dict:
+        return {
+            "acesim_version": __version__,
+            "rules_version": RULES_VERSION,
+            "rules": {r.name: r.knobs() for r in self.rules},
+            "strategy_a": self.strategy_a.spec,
+            "strategy_b": self.strategy_b.spec,
+            "games": self.games,
+            "seed": self.seed,
+            "chunk_size": self.chunk_size,
+            "turn_cap": self.turn_cap,
+            "streams": "game g: block key SeedSequence(seed).spawn(...)[g // 256], then SplitMix64(g)",
+        }
+
+
+def default_chunk_size(games: int, workers: int) -> int:
+    """About 20 chunks per worker (a live progress bar, balanced load), within 1..MAX_CHUNK."""
+    return max(1, min(MAX_CHUNK, math.ceil(games / (20 * max(1, workers)))))
+
+
+def make_plan(
+    rules: Sequence[Ruleset],
+    strategy_a: Strategy,
+    strategy_b: Strategy,
+    games: int,
+    seed: int,
+    chunk_size: int | None = None,
+    workers: int = 1,
+    turn_cap: int = DEFAULT_TURN_CAP,
+) -> Plan:
+    """A checked plan; every bad input is a one-line ``AcesimError``."""
+    if games <= 0:
+        raise AcesimError(f"the number of games must be positive, got {games}")
+    if chunk_size is not None and chunk_size <= 0:
+        raise AcesimError(f"the chunk size must be positive, got {chunk_size}")
+    if turn_cap <= 0:
+        raise AcesimError(f"the turn cap must be positive, got {turn_cap}")
+    if not rules:
+        raise AcesimError("no rule set given")
+    names = [r.name for r in rules]
+    for name in names:
+        if names.count(name) > 1:
+            raise AcesimError(f"rule set {name!r} is given twice; give each rule set a distinct name")
+        if not name or "/" in name or name.startswith("."):
+            raise AcesimError(f"rule set name {name!r} cannot name an output folder")
+    check_seed(seed)
+    size = chunk_size or default_chunk_size(games, workers)
+    return Plan(tuple(rules), strategy_a, strategy_b, games, seed, min(size, games), turn_cap)
+
+
+def default_workers() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+# --- the output folder --------------------------------------------------------------
+
+
+def _is_acesim_output(path: Path) -> bool:
+    if not path.is_dir():
+        return False
+    entries = list(path.iterdir())
+    return not entries or (path / PLAN_FILE).exists()
+
+
+def prepare_output(out: Path, force: bool) -> None:
+    """Check that ``out`` can be written, then create it (empty).  Nothing is written on error."""
+    out = Path(out)
+    if out.exists() or out.is_symlink():
+        if not force:
+            raise AcesimError(f"output {out} already exists; use --force to replace it")
+        if not _is_acesim_output(out):
+            raise AcesimError(f"refusing to replace {out}: it is not an acesim output folder")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise AcesimError(f"cannot write {out}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise AcesimError(f"cannot write {out}: folder {parent} is not writable")
+    if out.exists():
+        shutil.rmtree(out)
+    try:
+        out.mkdir()
+    except OSError as error:
+        raise AcesimError(f"cannot write {out}: {error.strerror}") from None
+
+
+def rules_folder(out: Path, plan: Plan, ruleset: Ruleset) -> Path:
+    """Where one rule set's records and summary go: ``out`` itself, or ``out/NAME`` for several."""
+    return out if len(plan.rules) == 1 else out / ruleset.name
+
+
+def chunk_path(folder: Path, first_game: int, plan: Plan) -> Path:
+    return folder / RECORDS_DIR / f"chunk-{first_game // plan.chunk_size:06d}.parquet"
+
+
+def _write_json(path: Path, doc: dict) -> None:
+    tmp = path.with_name(path.name + PARTIAL_SUFFIX)
+    tmp.write_text(json.dumps(doc, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
+def _write_frame_csv(path: Path, frame: pd.DataFrame) -> None:
+    tmp = path.with_name(path.name + PARTIAL_SUFFIX)
+    frame.to_csv(tmp, index=False)
+    os.replace(tmp, path)
+
+
+def write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    """Write ``frame`` to ``path`` through a temporary name, so a kill leaves no half file."""
+    for column in ("rules", "strategy_a", "strategy_b"):
+        frame[column] = frame[column].astype("category")
+    tmp = path.with_name(path.name + PARTIAL_SUFFIX)
+    try:
+        frame.to_parquet(tmp, index=False)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def read_records(folder: Path) -> pd.DataFrame:
+    """All records of one rule set's folder, in game order."""
+    files = sorted((Path(folder) / RECORDS_DIR).glob("chunk-*.parquet"))
+    if not files:
+        raise AcesimError(f"no records in {folder}")
+    return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True).sort_values("game", ignore_index=True)
+
+
+# --- running --------------------------------------------------------------------------
+
+
+def run_chunk(plan: Plan, rules_index: int, first_game: int, n_games: int, out: Path | None) -> dict:
+    """Play one chunk; write its Parquet file when ``out`` is given; return its partial sums."""
+    ruleset = plan.rules[rules_index]
+    records = play_records(
+        ruleset, plan.strategy_a, plan.strategy_b, plan.seed, first_game, n_games, plan.turn_cap
+    )
+    frame = records_frame(records, ruleset, plan.strategy_a, plan.strategy_b, plan.seed, first_game)
+    if out is not None:
+        write_parquet(frame, chunk_path(rules_folder(out, plan, ruleset), first_game, plan))
+    return partial(frame)
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C reaches the whole process group; the parent decides what stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class _Terminated(Exception):
+    pass
+
+
+def _raise_terminated(signum, frame):  # pragma: no cover - exercised through a subprocess test
+    raise _Terminated()
+
+
+def run(
+    plan: Plan,
+    out: Path | None = None,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> list[dict]:
+    """Run ``plan``; return one summary document per rule set (also written under ``out``).
+
+    ``progress(n)`` is called with the number of games of each finished chunk.
+    On Ctrl-C or SIGTERM the workers stop, temporary files are removed and the
+    complete chunk files stay; no summary is written.
+    """
+    if workers <= 0:
+        raise AcesimError(f"the number of workers must be positive, got {workers}")
+    out = Path(out) if out is not None else None
+    tasks = [(i, first, n) for i in range(len(plan.rules)) for first, n in plan.chunks()]
+    if out is not None:
+        _write_json(out / PLAN_FILE, plan.describe())
+        for ruleset in plan.rules:
+            (rules_folder(out, plan, ruleset) / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
+    partials: dict[tuple[int, int], dict] = {}
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        if workers == 1 or len(tasks) == 1:
+            for task in tasks:
+                partials[task[:2]] = run_chunk(plan, *task, out)
+                if progress:
+                    progress(task[2])
+        else:
+            _run_pool(plan, tasks, out, workers, progress, partials)
+    except (KeyboardInterrupt, _Terminated):
+        if out is not None:
+            for stale in out.rglob(f"*{PARTIAL_SUFFIX}"):
+                stale.unlink(missing_ok=True)
+        raise KeyboardInterrupt from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    summaries = []
+    for i, ruleset in enumerate(plan.rules):
+        merged = merge([partials[(i, first)] for first, _ in plan.chunks()])
+        meta = {
+            "rules_name": ruleset.name,
+            "rules": ruleset.knobs(),
+            "rules_version": RULES_VERSION,
+            "seed": plan.seed,
+            "strategy_a": plan.strategy_a.spec,
+            "strategy_b": plan.strategy_b.spec,
+            "turn_cap": plan.turn_cap,
+            "acesim_version": __version__,
+        }
+        doc = summarize(merged, meta)
+        summaries.append(doc)
+        if out is not None:
+            folder = rules_folder(out, plan, ruleset)
+            _write_json(folder / SUMMARY_JSON, doc)
+            _write_frame_csv(folder / SUMMARY_CSV, pd.DataFrame(table_rows(doc)))
+    if out is not None and len(plan.rules) > 1:
+        _write_frame_csv(out / SUMMARY_CSV, pd.DataFrame([row for d in summaries for row in table_rows(d)]))
+    return summaries
+
+
+def _run_pool(plan, tasks, out, workers, progress, partials) -> None:
+    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_sigint)
+    try:
+        pending = {pool.submit(run_chunk, plan, *task, out): task for task in tasks}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                task = pending.pop(future)
+                partials[task[:2]] = future.result()
+                if progress:
+                    progress(task[2])
+    except BaseException:
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)

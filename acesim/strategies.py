@@ -1,0 +1,118 @@
+"""Strategy names, the weights file, and their lowering to kernel arrays.
+
+A strategy spec is ``random`` or ``NAME[@full|@beam=K]`` where ``NAME`` is a
+table of the weights file (``acesim/strategies.toml`` unless another file is
+given).  ``@full`` scores every play of every segment; ``@beam=K`` searches
+doubles segments with a beam of ``K`` positions (the file's ``beam_width``
+by default).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from acesim.errors import AcesimError
+from acesim.kernels.evaluate import FEATURES, N_FEATURES
+from acesim.kernels.strategy import LINEAR, MAX_WIDTH, RANDOM
+
+RANDOM_NAME = "random"
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One side's way of playing: its spec, kernel kind, beam width and weights."""
+
+    spec: str
+    kind: int
+    width: int  # 0 = exhaustive search
+    weights: tuple[float, ...]
+    description: str = ""
+
+
+def _read_file(path: Path | None) -> dict:
+    try:
+        if path is None:
+            text = resources.files("acesim").joinpath("strategies.toml").read_text()
+            where = "acesim/strategies.toml"
+        else:
+            text = Path(path).read_text()
+            where = str(path)
+    except OSError as error:
+        raise AcesimError(f"cannot read strategies file {path}: {error.strerror}") from None
+    try:
+        return _validate(tomllib.loads(text), where)
+    except tomllib.TOMLDecodeError as error:
+        raise AcesimError(f"malformed strategies file {where}: {error}") from None
+
+
+def _validate(data: dict, where: str) -> dict:
+    width = data.get("beam_width", 4)
+    if not isinstance(width, int) or isinstance(width, bool) or not 1 <= width <= MAX_WIDTH:
+        raise AcesimError(f"{where}: beam_width must be an integer in 1..{MAX_WIDTH}, got {width!r}")
+    tables = {}
+    for name, table in data.items():
+        if name == "beam_width":
+            continue
+        if not isinstance(table, dict):
+            raise AcesimError(f"{where}: {name!r} must be a table of feature weights")
+        if name == RANDOM_NAME or not name.replace("_", "").replace("-", "").isalnum():
+            raise AcesimError(f"{where}: {name!r} cannot name a strategy")
+        weights = [0.0] * N_FEATURES
+        for key, value in table.items():
+            if key == "description":
+                continue
+            if key not in FEATURES:
+                raise AcesimError(
+                    f"{where}: unknown feature {key!r} in [{name}]; features are {', '.join(FEATURES)}"
+                )
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
+                raise AcesimError(f"{where}: weight {name}.{key} must be a number, got {value!r}")
+            weights[FEATURES.index(key)] = float(value)
+        tables[name] = (tuple(weights), str(table.get("description", "")))
+    return {"beam_width": width, "strategies": tables}
+
+
+def strategy_names(path: Path | None = None) -> list[str]:
+    """Every strategy name: ``random`` and the tables of the weights file, in file order."""
+    return [RANDOM_NAME, *_read_file(path)["strategies"]]
+
+
+def load_strategy(spec: str, path: Path | None = None) -> Strategy:
+    """The strategy a spec names; a one-line ``AcesimError`` for anything unknown."""
+    spec = spec.strip()
+    name, _, search = spec.partition("@")
+    if name == RANDOM_NAME:
+        if search:
+            raise AcesimError(f"strategy 'random' takes no search option, got {spec!r}")
+        return Strategy(spec, RANDOM, 0, (0.0,) * N_FEATURES, "uniform among the distinct legal plays")
+    data = _read_file(path)
+    if name not in data["strategies"]:
+        known = ", ".join([RANDOM_NAME, *data["strategies"]])
+        raise AcesimError(f"unknown strategy {name!r}; known: {known}")
+    weights, description = data["strategies"][name]
+    width = data["beam_width"]
+    if search == "full":
+        width = 0
+    elif search.startswith("beam="):
+        try:
+            width = int(search[len("beam="):])
+        except ValueError:
+            width = -1
+        if not 1 <= width <= MAX_WIDTH:
+            raise AcesimError(f"beam width must be an integer in 1..{MAX_WIDTH}, got {spec!r}")
+    elif search:
+        raise AcesimError(f"unknown search option in {spec!r}; use NAME@full or NAME@beam=K")
+    return Strategy(spec, LINEAR, width, weights, description)
+
+
+def lowered(a: Strategy, b: Strategy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel arrays of a pairing: kinds, beam widths and weights, seat A then seat B."""
+    kinds = np.array([a.kind, b.kind], dtype=np.int64)
+    widths = np.array([a.width, b.width], dtype=np.int64)
+    weights = np.array([a.weights, b.weights], dtype=np.float64)
+    return kinds, widths, weights
