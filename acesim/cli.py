@@ -47,12 +47,15 @@ RuleOverride = Annotated[
 
 @contextmanager
 def one_line_errors() -> Iterator[None]:
-    """Turn AcesimError into a one-line message and a non-zero exit."""
+    """Turn AcesimError into a one-line message and a non-zero exit; Ctrl-C into exit 130."""
     try:
         yield
     except AcesimError as exc:
         typer.echo(f"acesim: error: {exc}", err=True)
         raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        typer.echo("acesim: interrupted", err=True)
+        raise typer.Exit(130) from None
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -308,21 +311,21 @@ def _summary_table(summaries: list[dict]) -> Table:
 
     first = summaries[0]
     table = Table(
-        title=f"{first['strategy_a']} (seat A) vs {first['strategy_b']} (seat B), seed {first['seed']}; "
-        "value [95% CI], n"
+        title=f"{first['strategy_a']} (seat A) vs {first['strategy_b']} (seat B), seed {first['seed']}"
     )
     table.add_column("figure")
     for doc in summaries:
-        table.add_column(doc["rules_name"])
+        table.add_column(f"{doc['rules_name']}: value [95% CI]")
+        table.add_column("n", justify="right")
     per_rules = [table_rows(doc) for doc in summaries]
     for i, row in enumerate(per_rules[0]):
         cells = []
         for rows in per_rules:
             r = rows[i]
             if r["value"] is None:
-                cells.append("—")
+                cells += ["—", "0"]
             else:
-                cells.append(f"{_fmt(r['value'])} [{_fmt(r['ci95_low'])}, {_fmt(r['ci95_high'])}], n={r['n']:,} {r['n_of']}")
+                cells += [f"{_fmt(r['value'])} [{_fmt(r['ci95_low'])}, {_fmt(r['ci95_high'])}]", f"{r['n']:,} {r['n_of']}"]
         table.add_row(row["metric"], *cells)
     for doc in summaries:
         if doc["unfinished"]:
