@@ -134,6 +134,8 @@ def prepare_output(out: Path, force: bool) -> None:
         if not _is_acesim_output(out):
             raise AcesimError(f"refusing to replace {out}: it is not an acesim output folder")
     parent = out.parent if str(out.parent) else Path(".")
+    if parent.exists() and not parent.is_dir():
+        raise AcesimError(f"cannot write {out}: {parent} is not a folder")
     if not parent.is_dir():
         raise AcesimError(f"cannot write {out}: folder {parent} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
