@@ -149,3 +149,149 @@ def format_moves_table(rows: list[BenchRow], markdown: bool = False) -> str:
     widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     return "\n".join([fmt.format(*header)] + [fmt.format(*line) for line in lines])
+
+
+# --- whole games ------------------------------------------------------------------
+
+GAME_STRATEGIES = ("random", "racer", "safe", "blocker", "expert")
+
+
+@dataclass(frozen=True)
+class GamesRow:
+    engine: str
+    rules: str
+    strategy: str
+    games: int
+    games_per_s: float
+    rolls_per_game: float
+    note: str = ""
+
+
+def _games_per_s(ruleset, strategy, n_games: int, seed: int) -> tuple[float, float]:
+    """Self-play games per second on one core (process CPU time, best of three runs)."""
+    from acesim.games import play_records
+    from acesim.kernels import game as K
+    from acesim.strategies import load_strategy
+
+    s = load_strategy(strategy)
+    play_records(ruleset, s, s, seed, 0, 2)  # compile or load the kernels
+    best = float("inf")
+    records = None
+    for run in range(3):
+        start = time.process_time()
+        records = play_records(ruleset, s, s, seed, run * n_games, n_games)
+        best = min(best, time.process_time() - start)
+    rolls = float((records[:, K.ROLLS] + records[:, K.ROLLS + 1]).mean())
+    return n_games / best, rolls
+
+
+def _openspiel_games_per_s(n_games: int, seed: int) -> list[GamesRow]:
+    try:
+        import pyspiel
+    except ImportError:
+        return []
+    import random
+
+    game = pyspiel.load_game("backgammon")
+    rng = random.Random(seed)
+
+    def play() -> int:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, probs)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        return 0
+
+    rows = []
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        for _ in range(n_games):
+            play()
+        best = min(best, time.process_time() - start)
+    rows.append(GamesRow("openspiel", "backgammon", "uniform action", n_games, n_games / best, float("nan"),
+                         "C++ engine stepped from Python (apply_action, legal_actions)"))
+    sims = max(1, n_games // 4)
+    start = time.process_time()
+    pyspiel.random_sim_test(game, num_sims=sims, serialize=False, verbose=False)
+    rows.append(GamesRow("openspiel", "backgammon", "uniform action", sims, sims / (time.process_time() - start),
+                         float("nan"), "pyspiel.random_sim_test: C++ loop, with its per-state checks"))
+    return rows
+
+
+def bench_games(n_games: int, seed: int, strategies=GAME_STRATEGIES) -> list[GamesRow]:
+    """Self-play games per second per core, per preset and strategy, and OpenSpiel's for scale.
+
+    European ``random`` enumerates every play of every eight-die segment, so it
+    runs a twentieth of the games.
+    """
+    rows = []
+    for name, ruleset in PRESETS.items():
+        for strategy in strategies:
+            n = max(2, n_games // 20) if (name == "european" and strategy == "random") else n_games
+            speed, rolls = _games_per_s(ruleset, strategy, n, seed)
+            rows.append(GamesRow("acesim", name, strategy, n, speed, rolls, "self-play, one core"))
+    rows += _openspiel_games_per_s(max(10, n_games // 10), seed)
+    return rows
+
+
+def format_games_table(rows: list[GamesRow], markdown: bool = False) -> str:
+    openspiel = max((r.games_per_s for r in rows if r.engine == "openspiel"), default=None)
+    header = ["engine", "rules", "strategy", "games", "games/s per core", "rolls/game", "vs OpenSpiel", "how"]
+    lines = []
+    for r in rows:
+        ratio = ""
+        if openspiel and r.rules == "backgammon" and r.engine == "acesim" and r.strategy == "random":
+            ratio = f"{r.games_per_s / openspiel:.1f}×"
+        rolls = "" if r.rolls_per_game != r.rolls_per_game else f"{r.rolls_per_game:.1f}"
+        lines.append([r.engine, r.rules, r.strategy, f"{r.games:,}", f"{r.games_per_s:,.0f}", rolls, ratio, r.note])
+    if markdown:
+        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        out += ["| " + " | ".join(line) + " |" for line in lines]
+        return "\n".join(out)
+    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join([fmt.format(*header)] + [fmt.format(*line) for line in lines])
+
+
+# --- a whole run: speed on every core, and memory ---------------------------------------
+
+
+def bench_simulate(rules: str, strategy: str, games: int, workers: int, seed: int) -> dict:
+    """Wall time, games/s and peak memory of a full ``simulate`` run writing Parquet to a temp folder."""
+    import resource
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from acesim import simulate as sim
+    from acesim.rules import load_ruleset
+    from acesim.strategies import load_strategy
+
+    s = load_strategy(strategy)
+    plan = sim.make_plan([load_ruleset(rules)], s, s, games, seed, workers=workers)
+    folder = Path(tempfile.mkdtemp(prefix="acesim-bench-"))
+    try:
+        out = folder / "run"
+        sim.prepare_output(out, force=False)
+        start = time.perf_counter()
+        sim.run(plan, out, workers)
+        wall = time.perf_counter() - start
+        size = sum(p.stat().st_size for p in out.rglob("*.parquet"))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return {
+        "rules": rules,
+        "strategy": strategy,
+        "games": games,
+        "workers": workers,
+        "chunk_size": plan.chunk_size,
+        "wall_s": wall,
+        "games_per_s": games / wall,
+        "parent_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "worker_peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+        "parquet_mb": size / 2**20,
+    }

@@ -467,6 +467,41 @@ def bench_moves(
     typer.echo(format_moves_table(rows, markdown=markdown))
 
 
+@bench_app.command("games")
+def bench_games(
+    games: Annotated[int, typer.Option(help="Games per preset and strategy (European random: a twentieth).")] = 2000,
+    seed: Annotated[int, typer.Option(help="Root seed.")] = 2026,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
+) -> None:
+    """Whole self-play games per second per core, per preset and strategy, and OpenSpiel's."""
+    from acesim.bench import bench_games as run, format_games_table
+
+    with one_line_errors():
+        if games <= 0:
+            raise AcesimError(f"the number of games must be positive, got {games}")
+        rows = run(games, seed)
+    typer.echo(format_games_table(rows, markdown=markdown))
+
+
+@bench_app.command("simulate")
+def bench_simulate(
+    rules: RulesOption = "european",
+    strategy: Annotated[str, typer.Option(help="Strategy of both seats.")] = "expert",
+    games: Annotated[int, typer.Option(help="Games to play.")] = 100_000,
+    workers: WorkersOption = None,
+    seed: Annotated[int, typer.Option(help="Root seed.")] = 2026,
+) -> None:
+    """A full simulate run into a temporary folder: wall time, games/s, peak memory."""
+    from acesim import simulate as sim
+    from acesim.bench import bench_simulate as run
+
+    with one_line_errors():
+        if games <= 0:
+            raise AcesimError(f"the number of games must be positive, got {games}")
+        result = run(rules, strategy, games, workers or sim.default_workers(), seed)
+    typer.echo(json.dumps(result, indent=2))
+
+
 def main() -> None:
     """Console entry point: usage errors also become one line on stderr."""
     try:
