@@ -35,6 +35,7 @@ import pyspiel  # required test extra; a missing package must fail, not skip
 import pytest
 
 from acesim.games import play_games
+from acesim.kernels import game as K
 from acesim.kernels.board import pip_count
 from acesim.kernels.evaluate import N_FEATURES
 from acesim.kernels.layout import OFF, OPP_BAR, OPP_OFF
@@ -47,6 +48,7 @@ from acesim.position import Position
 from acesim.rules import PRESETS, load_ruleset
 from acesim.stats import wilson
 from acesim.streams import block_keys
+from acesim.strategies import load_strategy, lowered
 from tests.reference_rules import (
     all_sequences,
     doubles_by_layers,
@@ -69,9 +71,9 @@ ACESIM_SEED = 20250101
 # machine (measured: 3.8 games/s through ``reference_plays`` itself, whose cost
 # is building a validated Position per move sequence; ~12 games/s with
 # ``merge_states``; the state-level wrapper below, checked against
-# ``reference_plays`` on its first games, is 2-4x faster again).  1200 games
-# keep the test near 40 s.
-N_REFERENCE = 1200
+# ``reference_plays`` on its first games, is 2-4x faster again).  1500 games
+# take ~30 s.
+N_REFERENCE = 1500
 REFERENCE_SEED = 777
 N_REFERENCE_CHECKED = 3  # games whose every roll is also checked against reference_plays
 
@@ -80,7 +82,7 @@ N_REFERENCE_CHECKED = 3  # games whose every roll is also checked against refere
 N_OPENSPIEL = 300
 OPENSPIEL_SEED = 4242
 N_OPENSPIEL_CHECKED = 2  # games whose every roll's result set is checked against acesim
-N_OPENSPIEL_UNIFORM = 2000  # uniform-ACTION games, reported only
+N_OPENSPIEL_UNIFORM = 1000  # uniform-ACTION games, reported only
 
 
 # --- small statistics helpers -------------------------------------------------------
@@ -150,10 +152,13 @@ def flip_state(state: tuple) -> tuple:
     return (tuple(-v for v in reversed(points)), bar_o, bar_m, wait_o, wait_m, off_o, off_m)
 
 
-def reference_game(rng: random.Random, check: bool = False) -> tuple[bool, int, int]:
-    """One random-vs-random backgammon game (RULES.md section 3, backgammon preset).
+def reference_game(
+    rng: random.Random, start: Position, check: bool = False
+) -> tuple[bool, int, int]:
+    """One random-vs-random game under the backgammon preset (RULES.md section 3).
 
-    Returns ``(first mover won, turns, winner's points)``.  Opening: one die
+    Returns ``(first mover won, turns, winner's points)``.  ``start`` must look
+    the same from either side (whoever moves first sees it).  Opening: one die
     each, ties roll again, the higher die moves first and plays both dice
     (``opening = use``); no extra rolls; doubles play four; 15 off ends the game.
     """
@@ -162,7 +167,7 @@ def reference_game(rng: random.Random, check: bool = False) -> tuple[bool, int, 
         die_a, die_b = rng.randint(1, 6), rng.randint(1, 6)
     first = 0 if die_a > die_b else 1
     side, turns, dice = first, 0, (die_a, die_b)
-    state = to_state(Position.start("backgammon"))
+    state = to_state(start)
     while True:
         turns += 1
         finals = reference_results(state, dice)
@@ -198,7 +203,8 @@ def test_first_mover_win_rate_acesim_vs_reference_engine(acesim_games: pd.DataFr
     ace_gammons = df.points >= 2
 
     rng = random.Random(REFERENCE_SEED)
-    games = [reference_game(rng, check=i < N_REFERENCE_CHECKED) for i in range(N_REFERENCE)]
+    start = Position.start("backgammon")
+    games = [reference_game(rng, start, check=i < N_REFERENCE_CHECKED) for i in range(N_REFERENCE)]
     ref_first = sum(won for won, _, _ in games)
     ref_turns = np.array([turns for _, turns, _ in games])
     ref_gammons = sum(score >= 2 for _, _, score in games)
@@ -219,6 +225,76 @@ def test_first_mover_win_rate_acesim_vs_reference_engine(acesim_games: pd.DataFr
         diff = x_ace / n_ace - x_ref / n_ref
         tolerance = two_proportion_tolerance(x_ace, n_ace, x_ref, n_ref)
         assert abs(diff) <= tolerance, (label, x_ace / n_ace, x_ref / n_ref, tolerance)
+    diff = ace_turns.mean() - ref_turns.mean()
+    tolerance = welch_tolerance(ace_turns, ref_turns)
+    assert abs(diff) <= tolerance, ("turns per game", ace_turns.mean(), ref_turns.mean(), tolerance)
+
+
+# The reference engine cannot play enough whole backgammon games for the
+# first-mover rate to say much: random play gives the first mover only ~0.3
+# points of advantage, while 1500 games give a tolerance of ~±0.05.  So the
+# same comparison also runs on a short game where the first mover matters and
+# both engines play many games: a pure race from a symmetric bear-off start
+# (each side 3-3-3-2-2-2 on its points 1..6), with the same rules (backgammon
+# preset: opening = use, doubles four, standard bear-off), the same policy and
+# the same whole-game loop on the acesim side (the game kernel behind
+# ``play_games``, given this start).  ~16 turns a game; the reference plays
+# ~300-500 games/s.  The race is sensitive to the opening rule: with
+# ``opening = reroll`` acesim gives 0.603 first-mover wins and 16.07 turns
+# against 0.576 and 16.26 with ``use`` (200 000 games each), differences that
+# are about 1.1x and 1.9x the tolerances below (~0.024 and ~0.10).
+RACE = Position(points=(3, 3, 3, 2, 2, 2) + (0,) * 12 + (-2, -2, -2, -3, -3, -3))
+N_RACE_ACESIM = 50_000
+N_RACE_REFERENCE = 10_000
+RACE_SEED = 5150
+
+
+def acesim_records(start: Position, rules, n_games: int, seed: int) -> np.ndarray:
+    """Random-vs-random records of ``n_games`` games from ``start`` (as ``play_records`` does)."""
+    records = np.zeros((n_games, K.N_RECORD), dtype=np.int64)
+    kinds, widths, weights = lowered(load_strategy("random"), load_strategy("random"))
+    K.play_games(
+        start.to_board(),
+        rules.to_array(),
+        block_keys(seed, 0, n_games),
+        0,
+        10_000,
+        kinds,
+        widths,
+        weights,
+        new_workspace(),
+        new_scratch(int(widths.max())),
+        records,
+    )
+    assert (records[:, K.UNFINISHED] == 0).all()
+    return records
+
+
+@pytest.mark.slow
+def test_first_mover_win_rate_in_a_race_acesim_vs_reference_engine() -> None:
+    """The fair alternative: first-mover wins and turns in a short race, both engines.
+
+    Tolerances: pooled two-proportion z test and Welch's test, ``Z`` sigma.
+    """
+    assert RACE.flipped() == RACE
+    records = acesim_records(RACE, BACKGAMMON, N_RACE_ACESIM, RACE_SEED)
+    ace_first = int((records[:, K.WINNER] == records[:, K.FIRST_MOVER]).sum())
+    ace_turns = records[:, K.TURNS] + records[:, K.TURNS + 1]
+
+    rng = random.Random(RACE_SEED)
+    games = [reference_game(rng, RACE, check=i < 20) for i in range(N_RACE_REFERENCE)]
+    ref_first = sum(won for won, _, _ in games)
+    ref_turns = np.array([turns for _, turns, _ in games])
+
+    n_ace, n_ref = len(records), len(games)
+    print()
+    print(show_wilson("race: acesim    first mover wins", ace_first, n_ace))
+    print(show_wilson("race: reference first mover wins", ref_first, n_ref))
+    print(show_mean("race: acesim    turns per game", ace_turns))
+    print(show_mean("race: reference turns per game", ref_turns))
+    diff = ace_first / n_ace - ref_first / n_ref
+    tolerance = two_proportion_tolerance(ace_first, n_ace, ref_first, n_ref)
+    assert abs(diff) <= tolerance, ("first mover wins", ace_first / n_ace, ref_first / n_ref, tolerance)
     diff = ace_turns.mean() - ref_turns.mean()
     tolerance = welch_tolerance(ace_turns, ref_turns)
     assert abs(diff) <= tolerance, ("turns per game", ace_turns.mean(), ref_turns.mean(), tolerance)

@@ -61,17 +61,31 @@ WIN_SCORE = 1e12  # a play that bears off the 15th checker beats every other
 _HOME_BITS = (1 << (HOME_TOP + 1)) - 2
 _ANCHOR_BITS = ((1 << (N_POINTS + 1)) - 1) & ~((1 << (N_POINTS - HOME_TOP + 1)) - 1)
 
+# A position's *summary*: the few sums and bit masks every feature is counted
+# from.  A child's summary follows from its parent's and the one move between
+# them in a dozen operations, which is what makes scoring the children of a
+# search cheap.  Masks have bit p for point p; OPP has bit q + 6 for an
+# opposing checker on point q and bit 6 for its bar and waiting checkers, so
+# the opposing checkers within direct range of a blot on p are the bits of
+# (OPP >> p) & 63.
+(
+    S_MY_PIPS,  # bar and waiting checkers count 25
+    S_OPP_PIPS,
+    S_MINE,  # points holding the mover's checkers
+    S_SINGLE,  # points holding exactly one of them
+    S_OPP,
+    S_STACKED,
+    S_HOME,  # mover's checkers on points 1..6 or off
+    S_OFF,
+    S_OUTSIDE,  # mover's checkers on the bar or waiting
+    S_OPP_BAR,
+) = range(10)
+SUMMARY_SIZE = 10
+
 
 @njit(cache=True)
-def features(board, out):
-    """Write the ``FEATURES`` of ``board`` (mover's view) into ``out``.
-
-    A branch-free pass over the points builds bit masks (bit ``p`` for point
-    ``p``) and pip sums; the features are counted from the masks.  ``opp`` has
-    bit ``q + 6`` set for an opposing checker on ``q`` (bit 6 for its bar and
-    waiting checkers), so the opposing checkers within direct range of a blot
-    on ``p`` are the bits of ``(opp >> p) & 63``.
-    """
+def summarize(board, s):
+    """Write the summary of ``board`` (mover's view) into ``s``."""
     opp_entering = board[OPP_BAR] + board[OPP_WAITING]
     my_pips = 25 * (board[BAR] + board[WAITING])
     opp_pips = 25 * opp_entering
@@ -91,9 +105,72 @@ def features(board, out):
     home = np.int64(board[OFF])
     for i in range(HOME_TOP):
         home += max(np.int64(board[i]), 0)
-    made = mine & ~single
+    s[S_MY_PIPS] = my_pips
+    s[S_OPP_PIPS] = opp_pips
+    s[S_MINE] = mine
+    s[S_SINGLE] = single
+    s[S_OPP] = opp
+    s[S_STACKED] = stacked
+    s[S_HOME] = home
+    s[S_OFF] = board[OFF]
+    s[S_OUTSIDE] = board[BAR] + board[WAITING]
+    s[S_OPP_BAR] = board[OPP_BAR]
+
+
+@njit(cache=True)
+def update_summary(parent, parent_board, child_board, src, dst, s):
+    """The summary of ``child_board``, one move ``src -> dst`` after ``parent_board``.
+
+    ``src`` is a point, ``FROM_BAR`` (25) or ``FROM_WAITING`` (26); ``dst`` a
+    point or ``TO_OFF`` (0), as in ``board.legal_moves``.
+    """
+    for i in range(SUMMARY_SIZE):
+        s[i] = parent[i]
+    origin = src if src <= N_POINTS else 25
+    s[S_MY_PIPS] -= origin - dst
+    if src > N_POINTS:
+        s[S_OUTSIDE] -= 1
+    else:
+        c = np.int64(child_board[src - 1])
+        bit = np.int64(1) << src
+        if c == 0:
+            s[S_MINE] &= ~bit
+        if c == 1:
+            s[S_SINGLE] |= bit
+        else:
+            s[S_SINGLE] &= ~bit
+        if c >= 3:
+            s[S_STACKED] -= 1
+        if src <= HOME_TOP:
+            s[S_HOME] -= 1
+    if dst == 0:
+        s[S_OFF] += 1
+        s[S_HOME] += 1
+        return
+    c = np.int64(child_board[dst - 1])
+    bit = np.int64(1) << dst
+    s[S_MINE] |= bit
+    if c == 1:
+        s[S_SINGLE] |= bit
+    else:
+        s[S_SINGLE] &= ~bit
+    if c > 3:
+        s[S_STACKED] += 1
+    if dst <= HOME_TOP:
+        s[S_HOME] += 1
+    if parent_board[dst - 1] == -1:  # a hit: the blot goes from point dst to the bar
+        s[S_OPP] = (s[S_OPP] & ~(np.int64(1) << (dst + 6))) | (np.int64(1) << 6)
+        s[S_OPP_PIPS] += dst
+        s[S_OPP_BAR] += 1
+
+
+@njit(cache=True)
+def summary_features(s, out):
+    """Write the ``FEATURES`` of a position into ``out``, from its summary."""
+    made = s[S_MINE] & ~s[S_SINGLE]
+    opp = s[S_OPP]
     shots = 0
-    b = single
+    b = s[S_SINGLE]
     while b:
         low = b & -b
         b ^= low
@@ -103,26 +180,44 @@ def features(board, out):
     while x:
         x &= x << 1
         prime += 1
-    # the opponent's rearmost checker: the lowest bit of opp, as a point (0 = bar or waiting)
+    # the opponent's rearmost checker, as a point (0 = bar or waiting)
     opp_points = opp >> 6
+    trap = 0
     if opp_points:
-        rear = lowest_set(opp_points)
-        trap = popcount((made >> (rear + 1)) & 63)
-    else:
-        trap = 0
-    out[F_PIP_LEAD] = (opp_pips - my_pips) / 25.0
-    out[F_OFF] = board[OFF]
+        trap = popcount((made >> (lowest_set(opp_points) + 1)) & 63)
+    out[F_PIP_LEAD] = (s[S_OPP_PIPS] - s[S_MY_PIPS]) / 25.0
+    out[F_OFF] = s[S_OFF]
     out[F_SHOTS] = shots
-    out[F_BLOTS] = popcount(single)
+    out[F_BLOTS] = popcount(s[S_SINGLE])
     out[F_MADE] = popcount(made)
     out[F_HOME_MADE] = popcount(made & _HOME_BITS)
     out[F_PRIME] = prime
-    out[F_OPP_BAR] = board[OPP_BAR]
-    out[F_STACKED] = stacked
-    out[F_HOME] = home
-    out[F_OUTSIDE_BOARD] = board[BAR] + board[WAITING]
+    out[F_OPP_BAR] = s[S_OPP_BAR]
+    out[F_STACKED] = s[S_STACKED]
+    out[F_HOME] = s[S_HOME]
+    out[F_OUTSIDE_BOARD] = s[S_OUTSIDE]
     out[F_ANCHORS] = popcount(made & _ANCHOR_BITS)
     out[F_TRAP] = trap
+
+
+@njit(cache=True)
+def summary_score(s, weights, scratch):
+    """``weights . features`` of the position summarised by ``s``; a win scores ``WIN_SCORE``."""
+    if s[S_OFF] == N_CHECKERS:
+        return WIN_SCORE
+    summary_features(s, scratch)
+    total = 0.0
+    for i in range(N_FEATURES):
+        total += weights[i] * scratch[i]
+    return total
+
+
+@njit(cache=True)
+def features(board, out):
+    """Write the ``FEATURES`` of ``board`` (mover's view) into ``out``."""
+    s = np.empty(SUMMARY_SIZE, dtype=np.int64)
+    summarize(board, s)
+    summary_features(s, out)
 
 
 @njit(cache=True)

@@ -23,7 +23,13 @@ import numpy as np
 from numba import njit
 
 from acesim.kernels.board import apply_move, legal_moves, occupied_mask, open_mask
-from acesim.kernels.evaluate import N_FEATURES, score
+from acesim.kernels.evaluate import (
+    N_FEATURES,
+    SUMMARY_SIZE,
+    summarize,
+    summary_score,
+    update_summary,
+)
 from acesim.kernels.layout import (
     BOARD_DTYPE,
     BOARD_SIZE,
@@ -41,18 +47,24 @@ RANDOM = 0
 LINEAR = 1
 
 MAX_WIDTH = 256
+SUMMED_NODES = 8192  # exhaustive searches up to this many nodes score from summaries
 
-# Scratch of the strategies: two beams (current and next) of boards and their
-# scores, a board for the child being scored, the chosen play, the feature
-# vector, single moves and the segment's dice.
+# Scratch of the strategies: two beams (current and next) of boards, their
+# scores and summaries (evaluate.summarize), the child being scored and its
+# summary, the summaries of an exhaustive search's nodes, the chosen play, the
+# feature vector, single moves and the segment's dice.
 Scratch = namedtuple(
     "Scratch",
     [
         "beam",
         "beam_scores",
+        "beam_sums",
         "next",
         "next_scores",
+        "next_sums",
         "child",
+        "child_sum",
+        "node_sums",
         "play",
         "feat",
         "moves",
@@ -67,9 +79,13 @@ def new_scratch(width):
     return Scratch(
         np.zeros((w, BOARD_SIZE), dtype=BOARD_DTYPE),
         np.zeros(w, dtype=np.float64),
+        np.zeros((w, SUMMARY_SIZE), dtype=np.int64),
         np.zeros((w, BOARD_SIZE), dtype=BOARD_DTYPE),
         np.zeros(w, dtype=np.float64),
+        np.zeros((w, SUMMARY_SIZE), dtype=np.int64),
         np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE),
+        np.zeros(SUMMARY_SIZE, dtype=np.int64),
+        np.zeros((SUMMED_NODES, SUMMARY_SIZE), dtype=np.int64),
         np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE),
         np.zeros(N_FEATURES, dtype=np.float64),
         np.zeros((N_POINTS + 2, 2), dtype=np.int64),
@@ -86,7 +102,7 @@ def _same(a, b):
 
 
 @njit(cache=True)
-def _keep(child, s, boards, scores, kept, width):
+def _keep(child, child_sum, s, boards, scores, sums, kept, width):
     """Insert ``child`` (score ``s``) into the best-first list; return ``(kept, dropped)``.
 
     ``dropped`` is True when a distinct position fell off the end of a full
@@ -114,23 +130,44 @@ def _keep(child, s, boards, scores, kept, width):
     for j in range(last, pos, -1):
         boards[j, :] = boards[j - 1]
         scores[j] = scores[j - 1]
+        sums[j, :] = sums[j - 1]
     boards[pos, :] = child
     scores[pos] = s
+    sums[pos, :] = child_sum
     return (kept if dropped else kept + 1), dropped
 
 
 @njit(cache=True)
-def _exhaustive(board, rules, segment, n, ws, out, weights, feat, result):
-    """Score every legal play; write the best into ``result``.  Returns ``(ws, used, score)``."""
+def _exhaustive(board, rules, segment, n, ws, out, weights, sc, result):
+    """Score every legal play; write the best into ``result``.  Returns ``(ws, used, score)``.
+
+    Nodes are stored parents first, so one pass derives every node's summary
+    from its parent's; a search too large for the summary scratch scores each
+    play from its board instead.
+    """
     while enumerate_plays(board, rules, segment, n, ws, out) == FULL:
         ws = grown_workspace(ws)
-    best = out[0]
+    first, stop = out[0], out[1]
+    best = first
     best_score = -np.inf
-    for node in range(out[0], out[1]):
-        s = score(ws.nodes[node], weights, feat)
-        if s > best_score:
-            best_score = s
-            best = node
+    if stop <= sc.node_sums.shape[0]:
+        sums = sc.node_sums
+        summarize(ws.nodes[0], sums[0])
+        for node in range(1, stop):
+            parent = ws.parent[node]
+            update_summary(sums[parent], ws.nodes[parent], ws.nodes[node], ws.src[node], ws.dst[node], sums[node])
+        for node in range(first, stop):
+            s = summary_score(sums[node], weights, sc.feat)
+            if s > best_score:
+                best_score = s
+                best = node
+    else:
+        for node in range(first, stop):
+            summarize(ws.nodes[node], sc.child_sum)
+            s = summary_score(sc.child_sum, weights, sc.feat)
+            if s > best_score:
+                best_score = s
+                best = node
     result[:] = ws.nodes[best]
     return ws, out[2], best_score
 
@@ -139,10 +176,12 @@ def _exhaustive(board, rules, segment, n, ws, out, weights, feat, result):
 def _beam(board, rules, segment, n, width, ws, out, weights, sc, result):
     """The best play of a doubles segment by beam search; see the module docstring."""
     open_bits = open_mask(board)
-    beam, beam_scores, nxt, next_scores = sc.beam, sc.beam_scores, sc.next, sc.next_scores
-    child = sc.child
+    beam, beam_scores, beam_sums = sc.beam, sc.beam_scores, sc.beam_sums
+    nxt, next_scores, next_sums = sc.next, sc.next_scores, sc.next_sums
+    child, child_sum = sc.child, sc.child_sum
     beam[0, :] = board
-    beam_scores[0] = score(board, weights, sc.feat)
+    summarize(board, beam_sums[0])
+    beam_scores[0] = summary_score(beam_sums[0], weights, sc.feat)
     kept = 1
     used = 0
     pruned = False
@@ -155,19 +194,22 @@ def _beam(board, rules, segment, n, width, ws, out, weights, sc, result):
                 continue
             m = legal_moves(node, rules, die, True, open_bits, occupied_mask(node), sc.moves)
             for i in range(m):
+                src, dst = sc.moves[i, 0], sc.moves[i, 1]
                 child[:] = node
-                apply_move(child, sc.moves[i, 0], sc.moves[i, 1])
-                s = score(child, weights, sc.feat)
-                n_next, dropped = _keep(child, s, nxt, next_scores, n_next, width)
+                apply_move(child, src, dst)
+                update_summary(beam_sums[b], node, child, src, dst, child_sum)
+                s = summary_score(child_sum, weights, sc.feat)
+                n_next, dropped = _keep(child, child_sum, s, nxt, next_scores, next_sums, n_next, width)
                 pruned = pruned or dropped
         if n_next == 0:
             break
         used = k + 1
         beam, nxt = nxt, beam
         beam_scores, next_scores = next_scores, beam_scores
+        beam_sums, next_sums = next_sums, beam_sums
         kept = n_next
     if used < n and pruned:
-        return _exhaustive(board, rules, segment, n, ws, out, weights, sc.feat, result)
+        return _exhaustive(board, rules, segment, n, ws, out, weights, sc, result)
     result[:] = beam[0]
     return ws, used, beam_scores[0]
 
@@ -177,7 +219,7 @@ def best_play(board, rules, segment, n, width, ws, out, weights, sc, result):
     """The ``LINEAR`` strategy's play of ``segment[:n]`` into ``result``; returns ``(ws, used, score)``."""
     if n > 2 and width > 0:
         return _beam(board, rules, segment, n, width, ws, out, weights, sc, result)
-    return _exhaustive(board, rules, segment, n, ws, out, weights, sc.feat, result)
+    return _exhaustive(board, rules, segment, n, ws, out, weights, sc, result)
 
 
 @njit(cache=True)
