@@ -69,7 +69,7 @@ def test_incremental_summaries_equal_summaries_from_scratch(name):
         E.summarize(ws.nodes[0], sums[0])
         for node in range(1, stop):
             parent = ws.parent[node]
-            E.update_summary(sums[parent], ws.nodes[parent], ws.nodes[node], ws.src[node], ws.dst[node], sums[node])
+            E.update_summary(sums[parent], ws.nodes[parent], ws.src[node], ws.dst[node], sums[node])
             E.summarize(ws.nodes[node], fresh)
             assert (sums[node] == fresh).all(), (name, node)
             checked += 1

@@ -4,15 +4,17 @@ Every check compares an estimate with an expected value (or two estimates with
 each other) within a tolerance derived from the sample sizes, never from an
 observed result:
 
-* one proportion ``p`` over ``n`` trials: ``|p_hat - p| <= Z * sqrt(p (1 - p) / n)``;
+* a count of Bernoulli events with known probabilities ``p_i`` (dice):
+  ``|count - sum p_i| <= Z * sqrt(sum p_i (1 - p_i))``;
 * two proportions (pooled two-sample z test):
   ``|p1 - p2| <= Z * sqrt(p_bar (1 - p_bar) (1/n1 + 1/n2))``, ``p_bar`` the pooled rate;
 * one mean with known variance ``var``: ``|mean - mu| <= Z * sqrt(var / n)``;
 * two means (Welch): ``|m1 - m2| <= Z * sqrt(s1^2/n1 + s2^2/n2)``.
 
-``Z = 4`` (four standard errors): a correct engine fails one comparison with
-probability about 6e-5, so with the dozen-odd comparisons below a false alarm
-is rarer than 1 in 1000.  All seeds are fixed, so a run is reproducible.
+``Z = 4`` (four standard errors, normal approximation): a correct engine
+fails one comparison with probability about 6e-5, so all 23 comparisons of
+this file together give a false alarm for about 1 seed in 700.  The seeds are
+fixed, so a run is reproducible.
 
 The ``random`` strategy picks uniformly among the distinct resulting positions
 of each segment (and the double after a 1-2 uniformly among 1..6).  The second
@@ -31,7 +33,7 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
-import pyspiel  # required test extra; a missing package must fail, not skip
+import pyspiel  # noqa: F401  (required test extra: a missing package must fail, not skip)
 import pytest
 
 from acesim.games import play_games

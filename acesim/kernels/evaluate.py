@@ -118,11 +118,12 @@ def summarize(board, s):
 
 
 @njit(cache=True)
-def update_summary(parent, parent_board, child_board, src, dst, s):
-    """The summary of ``child_board``, one move ``src -> dst`` after ``parent_board``.
+def update_summary(parent, parent_board, src, dst, s):
+    """The summary of the position one move ``src -> dst`` after ``parent_board``.
 
     ``src`` is a point, ``FROM_BAR`` (25) or ``FROM_WAITING`` (26); ``dst`` a
-    point or ``TO_OFF`` (0), as in ``board.legal_moves``.
+    point or ``TO_OFF`` (0), as in ``board.legal_moves``.  The child board
+    itself is not needed, so a search scores a child before deciding to build it.
     """
     for i in range(SUMMARY_SIZE):
         s[i] = parent[i]
@@ -131,7 +132,7 @@ def update_summary(parent, parent_board, child_board, src, dst, s):
     if src > N_POINTS:
         s[S_OUTSIDE] -= 1
     else:
-        c = np.int64(child_board[src - 1])
+        c = np.int64(parent_board[src - 1]) - 1
         bit = np.int64(1) << src
         if c == 0:
             s[S_MINE] &= ~bit
@@ -147,18 +148,18 @@ def update_summary(parent, parent_board, child_board, src, dst, s):
         s[S_OFF] += 1
         s[S_HOME] += 1
         return
-    c = np.int64(child_board[dst - 1])
+    before = np.int64(parent_board[dst - 1])
     bit = np.int64(1) << dst
     s[S_MINE] |= bit
-    if c == 1:
+    if before <= 0:  # empty, or a blot that is hit
         s[S_SINGLE] |= bit
     else:
         s[S_SINGLE] &= ~bit
-    if c > 3:
+    if before >= 3:
         s[S_STACKED] += 1
     if dst <= HOME_TOP:
         s[S_HOME] += 1
-    if parent_board[dst - 1] == -1:  # a hit: the blot goes from point dst to the bar
+    if before == -1:  # a hit: the blot goes from point dst to the bar
         s[S_OPP] = (s[S_OPP] & ~(np.int64(1) << (dst + 6))) | (np.int64(1) << 6)
         s[S_OPP_PIPS] += dst
         s[S_OPP_BAR] += 1

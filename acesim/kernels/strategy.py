@@ -155,7 +155,7 @@ def _exhaustive(board, rules, segment, n, ws, out, weights, sc, result):
         summarize(ws.nodes[0], sums[0])
         for node in range(1, stop):
             parent = ws.parent[node]
-            update_summary(sums[parent], ws.nodes[parent], ws.nodes[node], ws.src[node], ws.dst[node], sums[node])
+            update_summary(sums[parent], ws.nodes[parent], ws.src[node], ws.dst[node], sums[node])
         for node in range(first, stop):
             s = summary_score(sums[node], weights, sc.feat)
             if s > best_score:
@@ -195,10 +195,13 @@ def _beam(board, rules, segment, n, width, ws, out, weights, sc, result):
             m = legal_moves(node, rules, die, True, open_bits, occupied_mask(node), sc.moves)
             for i in range(m):
                 src, dst = sc.moves[i, 0], sc.moves[i, 1]
+                update_summary(beam_sums[b], node, src, dst, child_sum)
+                s = summary_score(child_sum, weights, sc.feat)
+                if n_next == width and s < next_scores[width - 1]:
+                    pruned = True  # worse than every kept position: never built
+                    continue
                 child[:] = node
                 apply_move(child, src, dst)
-                update_summary(beam_sums[b], node, child, src, dst, child_sum)
-                s = summary_score(child_sum, weights, sc.feat)
                 n_next, dropped = _keep(child, child_sum, s, nxt, next_scores, next_sums, n_next, width)
                 pruned = pruned or dropped
         if n_next == 0:
