@@ -408,9 +408,10 @@ def ladder(
     from acesim.strategies import load_strategy, strategy_names
 
     with one_line_errors():
-        (ruleset,) = _rule_sets(rules, rule) if "," not in rules else (None,)
-        if ruleset is None:
+        rule_sets = _rule_sets(rules, rule)
+        if len(rule_sets) != 1:
             raise AcesimError("ladder takes one rule set")
+        ruleset = rule_sets[0]
         specs = [s.strip() for s in strategies.split(",")] if strategies else strategy_names(strategies_file)
         chosen = [load_strategy(s, strategies_file) for s in specs]
         if games <= 0:

@@ -55,7 +55,7 @@ def ladder(
         for a, b in ((x, y), (y, x)):
             plan = make_plan([rules], a, b, games, seed, workers=workers)
             (doc,) = run(plan, None, workers, progress)
-            a_wins = round(doc["seat_a_win_rate"] * doc["finished"]) if doc["finished"] else 0
+            a_wins = doc["seat_a_wins"]
             wins += a_wins if a is x else doc["finished"] - a_wins
             finished += doc["finished"]
             unfinished += doc["unfinished"]

@@ -121,6 +121,8 @@ def summarize(merged: dict, meta: dict) -> dict:
         games=merged["games"],
         finished=n,
         unfinished=merged["unfinished"],
+        first_mover_wins=merged["first_mover_wins"],
+        seat_a_wins=merged["seat_a_wins"],
         rolls_total=rolls_total,
         turns_total=turns_total,
     )
