@@ -2,9 +2,9 @@
 
 A strategy spec is ``random`` or ``NAME[@full|@beam=K]`` where ``NAME`` is a
 table of the weights file (``acesim/strategies.toml`` unless another file is
-given).  ``@full`` scores every play of every segment; ``@beam=K`` searches
-doubles segments with a beam of ``K`` positions (the file's ``beam_width``
-by default).
+given).  ``@full`` scores every play of every segment (and ranks the doubles
+after a 1-2 by exhaustive searches); ``@beam=K`` searches doubles segments
+with a beam of ``K`` positions (the file's ``beam_width`` by default).
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ class Strategy:
 
     spec: str
     kind: int
-    width: int  # 0 = exhaustive search
+    width: int  # beam width of doubles segments; 0 = exhaustive search
     weights: tuple[float, ...]
+    choice_width: int = 1  # width of the searches that rank the doubles after a 1-2
     description: str = ""
 
 
@@ -50,13 +51,19 @@ def _read_file(path: Path | None) -> dict:
         raise AcesimError(f"malformed strategies file {where}: {error}") from None
 
 
+_WIDTH_KEYS = ("beam_width", "choice_width")
+
+
 def _validate(data: dict, where: str) -> dict:
-    width = data.get("beam_width", 4)
-    if not isinstance(width, int) or isinstance(width, bool) or not 1 <= width <= MAX_WIDTH:
-        raise AcesimError(f"{where}: beam_width must be an integer in 1..{MAX_WIDTH}, got {width!r}")
+    widths = {}
+    for key, default in zip(_WIDTH_KEYS, (4, 1)):
+        width = data.get(key, default)
+        if not isinstance(width, int) or isinstance(width, bool) or not 1 <= width <= MAX_WIDTH:
+            raise AcesimError(f"{where}: {key} must be an integer in 1..{MAX_WIDTH}, got {width!r}")
+        widths[key] = width
     tables = {}
     for name, table in data.items():
-        if name == "beam_width":
+        if name in _WIDTH_KEYS:
             continue
         if not isinstance(table, dict):
             raise AcesimError(f"{where}: {name!r} must be a table of feature weights")
@@ -74,7 +81,7 @@ def _validate(data: dict, where: str) -> dict:
                 raise AcesimError(f"{where}: weight {name}.{key} must be a number, got {value!r}")
             weights[FEATURES.index(key)] = float(value)
         tables[name] = (tuple(weights), str(table.get("description", "")))
-    return {"beam_width": width, "strategies": tables}
+    return {**widths, "strategies": tables}
 
 
 def strategy_names(path: Path | None = None) -> list[str]:
@@ -89,15 +96,15 @@ def load_strategy(spec: str, path: Path | None = None) -> Strategy:
     if name == RANDOM_NAME:
         if search:
             raise AcesimError(f"strategy 'random' takes no search option, got {spec!r}")
-        return Strategy(spec, RANDOM, 0, (0.0,) * N_FEATURES, "uniform among the distinct legal plays")
+        return Strategy(spec, RANDOM, 0, (0.0,) * N_FEATURES, choice_width=0, description="uniform among the distinct legal plays")
     data = _read_file(path)
     if name not in data["strategies"]:
         known = ", ".join([RANDOM_NAME, *data["strategies"]])
         raise AcesimError(f"unknown strategy {name!r}; known: {known}")
     weights, description = data["strategies"][name]
-    width = data["beam_width"]
+    width, choice_width = data["beam_width"], data["choice_width"]
     if search == "full":
-        width = 0
+        width = choice_width = 0
     elif search.startswith("beam="):
         try:
             width = int(search[len("beam="):])
@@ -107,12 +114,12 @@ def load_strategy(spec: str, path: Path | None = None) -> Strategy:
             raise AcesimError(f"beam width must be an integer in 1..{MAX_WIDTH}, got {spec!r}")
     elif search:
         raise AcesimError(f"unknown search option in {spec!r}; use NAME@full or NAME@beam=K")
-    return Strategy(spec, LINEAR, width, weights, description)
+    return Strategy(spec, LINEAR, width, weights, choice_width=choice_width, description=description)
 
 
 def lowered(a: Strategy, b: Strategy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The kernel arrays of a pairing: kinds, beam widths and weights, seat A then seat B."""
     kinds = np.array([a.kind, b.kind], dtype=np.int64)
-    widths = np.array([a.width, b.width], dtype=np.int64)
+    widths = np.array([[a.width, a.choice_width], [b.width, b.choice_width]], dtype=np.int64)
     weights = np.array([a.weights, b.weights], dtype=np.float64)
     return kinds, widths, weights

@@ -131,7 +131,8 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
     """Play one game from ``start`` (seat A's view); fill ``record``.
 
     ``dice`` and ``choices`` are the game's two seeded streams; seat ``s``
-    plays strategy ``kinds[s]`` with beam width ``widths[s]`` and weights
+    plays strategy ``kinds[s]`` with beam width ``widths[s, 0]``, ranks the
+    doubles after a 1-2 with searches of width ``widths[s, 1]``, and weights
     ``weights[s]``.  Returns the workspace, which may have grown.  The position
     after every turn is checked with ``check_invariants``; a violation is an
     engine bug and stops the game as unfinished with ``record[UNFINISHED] = 2``.
@@ -165,7 +166,7 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
         total_turns += 1
         record[TURNS + side] += 1
         turn_number = record[TURNS + side]
-        kind, width, w = kinds[side], widths[side], weights[side]
+        kind, width, choice_width, w = kinds[side], widths[side, 0], widths[side, 1], weights[side]
         again = True
         game_over = False
         while again:
@@ -199,7 +200,7 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                     chosen = die(dice)
                     ws, n, used = play_segment(board, rules, chosen, chosen, kind, width, w, choices, ws, out, sc)
                 else:
-                    ws, chosen = choose_double(board, rules, kind, width, w, choices, ws, out, sc)
+                    ws, chosen = choose_double(board, rules, kind, choice_width, w, choices, ws, out, sc)
                     ws, n, used = play_segment(board, rules, chosen, chosen, kind, width, w, choices, ws, out, sc)
                 record[CHOSE_1 + 2 * (chosen - 1) + side] += 1
                 _count_segment(board, before, n, used, record, side, turn_number)

@@ -11,7 +11,8 @@ play that maximises ``evaluate.score`` under its weight vector:
   full uses the maximal number of dice by definition, and if it stops short
   after pruning (a pruned branch might have gone further) the segment is
   searched exhaustively instead.  ``width = 0`` means exhaustive always;
-* the double after a 1-2 is the one whose best play scores highest.
+* the double after a 1-2 is the one whose best play scores highest (each
+  double searched with the strategy's ``choice_width``).
 
 The random choices (which play, which double) come from the game's choice
 stream, never from its dice stream.
@@ -243,23 +244,21 @@ def play_segment(board, rules, die_a, die_b, kind, width, weights, choices, ws, 
 
 
 @njit(cache=True)
-def choose_double(board, rules, kind, width, weights, choices, ws, out, sc):
+def choose_double(board, rules, kind, choice_width, weights, choices, ws, out, sc):
     """The double (1..6) the strategy picks after a 1-2 in position ``board``; returns ``(ws, d)``.
 
-    A ``LINEAR`` strategy ranks the six doubles by the score of their best
-    play found greedily (a beam of one; exhaustively when ``width`` is 0), the
-    cheap way to compare six searches.  The chosen double is then played with
-    the strategy's own search.
+    A ``LINEAR`` strategy ranks the six doubles by the score of each one's best
+    play, searched with a beam of ``choice_width`` (0 = exhaustively); the
+    chosen double is then played with the strategy's own search.
     """
     if kind == RANDOM:
         return ws, below(choices, 6) + 1
     four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
-    rank_width = 1 if width > 0 else 0
     best_d = 1
     best_score = -np.inf
     for d in range(1, 7):
         n = segment_of(d, d, four_plus, sc.segment)
-        ws, _, s = best_play(board, rules, sc.segment, n, rank_width, ws, out, weights, sc, sc.play)
+        ws, _, s = best_play(board, rules, sc.segment, n, choice_width, ws, out, weights, sc, sc.play)
         if s > best_score:
             best_score = s
             best_d = d
