@@ -165,9 +165,9 @@ def update_summary(parent, parent_board, src, dst, s):
         s[S_OPP_BAR] += 1
 
 
-@njit(cache=True)
-def summary_features(s, out):
-    """Write the ``FEATURES`` of a position into ``out``, from its summary."""
+@njit(cache=True, inline="always")
+def _feature_values(s):
+    """The ``FEATURES`` of a summarised position, in order, as a tuple (kept in registers)."""
     made = s[S_MINE] & ~s[S_SINGLE]
     opp = s[S_OPP]
     shots = 0
@@ -186,30 +186,43 @@ def summary_features(s, out):
     trap = 0
     if opp_points:
         trap = popcount((made >> (lowest_set(opp_points) + 1)) & 63)
-    out[F_PIP_LEAD] = (s[S_OPP_PIPS] - s[S_MY_PIPS]) / 25.0
-    out[F_OFF] = s[S_OFF]
-    out[F_SHOTS] = shots
-    out[F_BLOTS] = popcount(s[S_SINGLE])
-    out[F_MADE] = popcount(made)
-    out[F_HOME_MADE] = popcount(made & _HOME_BITS)
-    out[F_PRIME] = prime
-    out[F_OPP_BAR] = s[S_OPP_BAR]
-    out[F_STACKED] = s[S_STACKED]
-    out[F_HOME] = s[S_HOME]
-    out[F_OUTSIDE_BOARD] = s[S_OUTSIDE]
-    out[F_ANCHORS] = popcount(made & _ANCHOR_BITS)
-    out[F_TRAP] = trap
+    return (
+        (s[S_OPP_PIPS] - s[S_MY_PIPS]) / 25.0,
+        float(s[S_OFF]),
+        float(shots),
+        float(popcount(s[S_SINGLE])),
+        float(popcount(made)),
+        float(popcount(made & _HOME_BITS)),
+        float(prime),
+        float(s[S_OPP_BAR]),
+        float(s[S_STACKED]),
+        float(s[S_HOME]),
+        float(s[S_OUTSIDE]),
+        float(popcount(made & _ANCHOR_BITS)),
+        float(trap),
+    )
+
+
+@njit(cache=True)
+def summary_features(s, out):
+    """Write the ``FEATURES`` of a position into ``out``, from its summary."""
+    values = _feature_values(s)
+    for i in literal_unroll_range():
+        out[i] = values[i]
 
 
 @njit(cache=True)
 def summary_score(s, weights, scratch):
-    """``weights . features`` of the position summarised by ``s``; a win scores ``WIN_SCORE``."""
+    """``weights . features`` of the position summarised by ``s``; a win scores ``WIN_SCORE``.
+
+    ``scratch`` is unused (kept so every scorer has one signature).
+    """
     if s[S_OFF] == N_CHECKERS:
         return WIN_SCORE
-    summary_features(s, scratch)
+    values = _feature_values(s)
     total = 0.0
     for i in range(N_FEATURES):
-        total += weights[i] * scratch[i]
+        total += weights[i] * values[i]
     return total
 
 
