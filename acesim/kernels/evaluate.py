@@ -207,7 +207,7 @@ def _feature_values(s):
 def summary_features(s, out):
     """Write the ``FEATURES`` of a position into ``out``, from its summary."""
     values = _feature_values(s)
-    for i in literal_unroll_range():
+    for i in range(N_FEATURES):
         out[i] = values[i]
 
 
