@@ -17,13 +17,16 @@ $(STAMP): pyproject.toml
 test: $(STAMP)
 	$(BIN)/python -m pytest -q tests
 
+# The main job: every preset, expert against expert, on common dice (about a
+# minute on two cores); records and summaries land in results/presets.
 run: $(STAMP)
-	$(BIN)/acesim rules list
-	$(BIN)/acesim show start --rules european
-	$(BIN)/acesim moves --rules european --position start --dice 6-3
+	$(BIN)/acesim simulate --rules european,american,navy,backgammon --games 20000 \
+		--strategy expert --vs expert --seed 42 --out results/presets --force
 
 bench: $(STAMP)
-	$(BIN)/acesim bench moves
+	$(BIN)/acesim bench moves --markdown
+	$(BIN)/acesim bench games --markdown
+	$(BIN)/acesim bench simulate --rules european --strategy expert --games 100000
 
 clean:
 	rm -rf $(VENV) .pytest_cache
