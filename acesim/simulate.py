@@ -20,7 +20,6 @@ import os
 import shutil
 import signal
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -205,17 +204,31 @@ def run_chunk(plan: Plan, rules_index: int, first_game: int, n_games: int, out: 
     return partial(frame)
 
 
-def _ignore_sigint() -> None:
+def _init_worker() -> None:
     # Ctrl-C reaches the whole process group; the parent decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A forked worker inherits the parent's SIGTERM flag; Pool.terminate() needs
+    # SIGTERM to end it.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-class _Terminated(Exception):
-    pass
+def _run_task(args) -> tuple[tuple[int, int], int, dict]:
+    plan, (rules_index, first_game, n_games), out = args
+    return (rules_index, first_game), n_games, run_chunk(plan, rules_index, first_game, n_games, out)
 
 
-def _raise_terminated(signum, frame):  # pragma: no cover - exercised through a subprocess test
-    raise _Terminated()
+class _Stop:
+    """Set by SIGINT or SIGTERM; the parent's loop notices it between results."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def __call__(self, signum, frame) -> None:
+        self.requested = True
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def run(
@@ -227,8 +240,9 @@ def run(
     """Run ``plan``; return one summary document per rule set (also written under ``out``).
 
     ``progress(n)`` is called with the number of games of each finished chunk.
-    On Ctrl-C or SIGTERM the workers stop, temporary files are removed and the
-    complete chunk files stay; no summary is written.
+    On Ctrl-C or SIGTERM the workers are killed, temporary files are removed,
+    the complete chunk files stay, no summary is written, and
+    ``KeyboardInterrupt`` is raised.
     """
     if workers <= 0:
         raise AcesimError(f"the number of workers must be positive, got {workers}")
@@ -239,22 +253,29 @@ def run(
         for ruleset in plan.rules:
             (rules_folder(out, plan, ruleset) / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
     partials: dict[tuple[int, int], dict] = {}
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    pooled = workers > 1 and len(tasks) > 1
+    stop = _Stop()
+    # In-process chunks are jitted code that a flag cannot interrupt: there a
+    # signal raises as soon as the chunk returns.  With workers the parent only
+    # waits, so a flag it polls is the robust way to stop.
+    handler = stop if pooled else _raise_interrupt
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        if workers == 1 or len(tasks) == 1:
+        if pooled:
+            _run_pool(plan, tasks, out, workers, progress, partials, stop)
+        else:
             for task in tasks:
                 partials[task[:2]] = run_chunk(plan, *task, out)
                 if progress:
                     progress(task[2])
-        else:
-            _run_pool(plan, tasks, out, workers, progress, partials)
-    except (KeyboardInterrupt, _Terminated):
+    except KeyboardInterrupt:
         if out is not None:
             for stale in out.rglob(f"*{PARTIAL_SUFFIX}"):
                 stale.unlink(missing_ok=True)
-        raise KeyboardInterrupt from None
+        raise
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, h in previous.items():
+            signal.signal(s, h)
     summaries = []
     for i, ruleset in enumerate(plan.rules):
         merged = merge([partials[(i, first)] for first, _ in plan.chunks()])
@@ -279,21 +300,27 @@ def run(
     return summaries
 
 
-def _run_pool(plan, tasks, out, workers, progress, partials) -> None:
+def _run_pool(plan, tasks, out, workers, progress, partials, stop: _Stop) -> None:
+    """Chunks on ``workers`` processes; on a stop request or an error they are killed."""
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_sigint)
+    pool = context.Pool(workers, initializer=_init_worker)
     try:
-        pending = {pool.submit(run_chunk, plan, *task, out): task for task in tasks}
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                task = pending.pop(future)
-                partials[task[:2]] = future.result()
-                if progress:
-                    progress(task[2])
+        results = pool.imap_unordered(_run_task, [(plan, task, out) for task in tasks])
+        for _ in tasks:
+            while True:
+                if stop.requested:
+                    raise KeyboardInterrupt
+                try:
+                    key, n, part = results.next(timeout=0.1)
+                    break
+                except multiprocessing.TimeoutError:
+                    continue
+            partials[key] = part
+            if progress:
+                progress(n)
     except BaseException:
-        for process in list(getattr(pool, "_processes", {}).values()):
-            process.terminate()
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.terminate()
+        pool.join()
         raise
-    pool.shutdown(wait=True)
+    pool.close()
+    pool.join()

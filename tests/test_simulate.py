@@ -229,13 +229,17 @@ def test_cli_prints_the_summary_table(tmp_path):
 def _start_long_run(out: Path) -> subprocess.Popen:
     script = Path(sys.executable).with_name("acesim")
     proc = subprocess.Popen(
-        [str(script), "simulate", "--rules", "navy", "--games", "20000", "--chunk-size", "200",
+        [str(script), "simulate", "--rules", "navy", "--games", "400000", "--chunk-size", "200",
          "--strategy", "random", "--vs", "random", "--workers", "2", "--no-progress", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )
-    deadline = time.time() + 120
+    # a cold Numba cache compiles first (minutes on a busy machine); the run is long
+    # enough (400,000 games) that it is still going when the third chunk appears
+    deadline = time.time() + 600
     while time.time() < deadline and len(list((out / "records").glob("*.parquet"))) < 3:
+        assert proc.poll() is None, proc.communicate()
         time.sleep(0.1)
+    assert len(list((out / "records").glob("*.parquet"))) >= 3, "no chunk written in 10 minutes"
     return proc
 
 
