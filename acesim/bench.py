@@ -142,13 +142,7 @@ def format_moves_table(rows: list[BenchRow], markdown: bool = False) -> str:
             r.engine, r.rules, r.rolls, f"{r.calls}", f"{r.us_per_call:.2f}",
             f"{r.calls_per_s:,.0f}", f"{r.mean_plays:.1f}", ratio, r.note,
         ])
-    if markdown:
-        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        out += ["| " + " | ".join(line) + " |" for line in lines]
-        return "\n".join(out)
-    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join([fmt.format(*header)] + [fmt.format(*line) for line in lines])
+    return _render(header, lines, markdown)
 
 
 # --- whole games ------------------------------------------------------------------
@@ -248,13 +242,7 @@ def format_games_table(rows: list[GamesRow], markdown: bool = False) -> str:
             ratio = f"{r.games_per_s / openspiel:.1f}×"
         rolls = "" if r.rolls_per_game != r.rolls_per_game else f"{r.rolls_per_game:.1f}"
         lines.append([r.engine, r.rules, r.strategy, f"{r.games:,}", f"{r.games_per_s:,.0f}", rolls, ratio, r.note])
-    if markdown:
-        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        out += ["| " + " | ".join(line) + " |" for line in lines]
-        return "\n".join(out)
-    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join([fmt.format(*header)] + [fmt.format(*line) for line in lines])
+    return _render(header, lines, markdown)
 
 
 # --- a whole run: speed on every core, and memory ---------------------------------------
@@ -295,3 +283,14 @@ def bench_simulate(rules: str, strategy: str, games: int, workers: int, seed: in
         "worker_peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
         "parquet_mb": size / 2**20,
     }
+
+
+def _render(header: list[str], lines: list[list[str]], markdown: bool) -> str:
+    """A Markdown table, or plain aligned columns."""
+    if markdown:
+        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        out += ["| " + " | ".join(line) + " |" for line in lines]
+        return "\n".join(out)
+    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join([fmt.format(*header)] + [fmt.format(*line) for line in lines])
