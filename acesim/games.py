@@ -9,6 +9,7 @@ from acesim.errors import AcesimError
 from acesim.kernels import game as K
 from acesim.kernels.plays import new_workspace
 from acesim.kernels.strategy import new_scratch
+from acesim.kernels.uniform import new_uniform_scratch
 from acesim.position import Position
 from acesim.rules import RULES_VERSION, Ruleset
 from acesim.streams import block_keys, check_seed
@@ -35,8 +36,13 @@ def play_records(
     first_game: int,
     n_games: int,
     turn_cap: int = DEFAULT_TURN_CAP,
+    start: Position | None = None,
 ) -> np.ndarray:
-    """The kernel rows of games ``first_game .. first_game + n_games - 1`` (int64, one row each)."""
+    """The kernel rows of games ``first_game .. first_game + n_games - 1`` (int64, one row each).
+
+    ``start`` replaces the rule set's starting position (seat A's view), for
+    studies of one phase of the game such as a bear-off race.
+    """
     if n_games <= 0:
         raise AcesimError(f"the number of games must be positive, got {n_games}")
     if turn_cap <= 0:
@@ -45,7 +51,7 @@ def play_records(
     records = np.zeros((n_games, K.N_RECORD), dtype=np.int64)
     kinds, widths, weights = lowered(strategy_a, strategy_b)
     K.play_games(
-        Position.start(rules.start).to_board(),
+        (Position.start(rules.start) if start is None else start).to_board(),
         rules.to_array(),
         block_keys(seed, first_game, n_games),
         first_game,
@@ -54,6 +60,7 @@ def play_records(
         widths,
         weights,
         new_workspace(),
+        new_uniform_scratch(),
         new_scratch(int(widths.max())),
         records,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,7 @@ from acesim.kernels.strategy import LINEAR, RANDOM, best_play, choose_double, ne
 from acesim.rules import PRESETS, Ruleset
 from acesim.sampling import sample_positions
 from acesim.strategies import load_strategy, strategy_names
+from acesim.position import Position
 from tests.helpers import P
 
 
@@ -112,6 +115,48 @@ def test_every_search_ends_on_a_legal_play(name, width):
             assert full_score >= beam_score - 1e-9
             short += used < n
     assert short > 0 or name == "backgammon"  # some segments could not be played in full
+
+
+NON_DOUBLES = [(a, b) for a in range(1, 7) for b in range(a + 1, 7)]
+MOVE_MIXES = [
+    dict(bar_first=bf, bar_entry=be, home=h, home_after_all_in=ha, bearoff=bo)
+    for bf in (False, True)
+    for be in ("any", "doubles-only")
+    for h in ("free", "locked")
+    for ha in ("free", "bearoff-only")
+    for bo in ("exact", "standard")
+]
+
+
+@pytest.mark.parametrize("mix", range(len(MOVE_MIXES)))
+def test_two_dice_search_scores_every_play(mix):
+    """The depth-first non-double search equals the stored enumeration: a legal play,
+    the same dice used and the best score of all plays, under every mix of the move knobs."""
+    rules = dataclasses.replace(Ruleset.preset("american"), **MOVE_MIXES[mix])
+    ra = rules.to_array()
+    boards, _ = sample_positions(rules, 40, seed=100 + mix)
+    boards = list(boards) + [  # the end: a one-die win, the higher-die rule, entering
+        P({2: 1, 24: -2}, waiting=(0, 13), off=(14, 0)).to_board(),
+        P({1: 1, 3: 1, 20: -14}, off=(13, 1)).to_board(),
+        P({13: 1, 24: -2, 23: -2, 22: -2, 21: -2, 20: -2}, bar=(1, 0), waiting=(13, 5)).to_board(),
+    ]
+    weights = np.array(load_strategy("expert").weights)
+    sc = new_scratch(4)
+    out = np.zeros(3, dtype=np.int64)
+    segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
+    result = np.zeros(L.BOARD_SIZE, dtype=L.BOARD_DTYPE)
+    for board in boards:
+        for a, b in NON_DOUBLES:
+            n = segment_of(a, b, False, segment)
+            ws = new_workspace()
+            while enumerate_plays(board, ra, segment, n, ws, out) == FULL:
+                ws = grown_workspace(ws)
+            legal = {ws.nodes[i].tobytes() for i in range(out[0], out[1])}
+            scores = [E.score(ws.nodes[i], weights, sc.feat) for i in range(out[0], out[1])]
+            _, used, score = best_play(board, ra, segment, n, 0, ws, out, weights, sc, result)
+            assert result.tobytes() in legal, (Position.from_board(board), (a, b))
+            assert used == out[2]
+            assert score == pytest.approx(max(scores), abs=1e-9)
 
 
 def test_choose_double_takes_the_best_scoring_double():

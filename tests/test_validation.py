@@ -36,7 +36,7 @@ import pandas as pd
 import pyspiel  # noqa: F401  (required test extra: a missing package must fail, not skip)
 import pytest
 
-from acesim.games import play_games
+from acesim.games import play_games, play_records
 from acesim.kernels import game as K
 from acesim.kernels.board import pip_count
 from acesim.kernels.evaluate import N_FEATURES
@@ -44,13 +44,14 @@ from acesim.kernels.layout import OFF, OPP_BAR, OPP_OFF
 from acesim.kernels.plays import new_workspace
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
 from acesim.kernels.strategy import RANDOM, new_scratch, play_segment
+from acesim.kernels.uniform import new_uniform_scratch
 from acesim.moves import legal_plays
 from acesim.openspiel_bridge import dice_of, is_roll_start, load_game, position_from_state
 from acesim.position import Position
 from acesim.rules import PRESETS, load_ruleset
 from acesim.stats import wilson
 from acesim.streams import block_keys
-from acesim.strategies import load_strategy, lowered
+from acesim.strategies import load_strategy
 from tests.reference_rules import (
     all_sequences,
     doubles_by_layers,
@@ -252,22 +253,9 @@ RACE_SEED = 5150
 
 
 def acesim_records(start: Position, rules, n_games: int, seed: int) -> np.ndarray:
-    """Random-vs-random records of ``n_games`` games from ``start`` (as ``play_records`` does)."""
-    records = np.zeros((n_games, K.N_RECORD), dtype=np.int64)
-    kinds, widths, weights = lowered(load_strategy("random"), load_strategy("random"))
-    K.play_games(
-        start.to_board(),
-        rules.to_array(),
-        block_keys(seed, 0, n_games),
-        0,
-        10_000,
-        kinds,
-        widths,
-        weights,
-        new_workspace(),
-        new_scratch(int(widths.max())),
-        records,
-    )
+    """Random-vs-random records of ``n_games`` games from ``start``."""
+    uniform = load_strategy("random")
+    records = play_records(rules, uniform, uniform, seed, 0, n_games, start=start)
     assert (records[:, K.UNFINISHED] == 0).all()
     return records
 
@@ -329,7 +317,7 @@ def test_mean_pips_per_roll_is_49_over_6_when_nothing_blocks() -> None:
     expected, variance = roll_moments()
     assert expected == Fraction(49, 6)
     rules = BACKGAMMON.to_array()
-    ws, sc = new_workspace(), new_scratch(1)
+    ws, uniform, sc = new_workspace(), new_uniform_scratch(), new_scratch(1)
     out = np.zeros(3, dtype=np.int64)
     weights = np.zeros(N_FEATURES, dtype=np.float64)
     dice = np.zeros(STREAM_WORDS, dtype=np.uint64)
@@ -344,7 +332,9 @@ def test_mean_pips_per_roll_is_49_over_6_when_nothing_blocks() -> None:
         for _ in range(ROLLS_PER_RUN):
             a, b = int(die(dice)), int(die(dice))
             before = int(pip_count(board))
-            ws, n, used = play_segment(board, rules, a, b, RANDOM, 0, weights, choices, ws, out, sc)
+            ws, uniform, n, used = play_segment(
+                board, rules, a, b, RANDOM, 0, weights, choices, ws, uniform, out, sc
+            )
             if used != n:
                 short.append((Position.from_board(board), (a, b), int(used), int(n)))
             pips[k] = before - int(pip_count(board))

@@ -4,7 +4,8 @@
 definition) and the double uniformly among 1..6.  ``LINEAR`` plays the legal
 play that maximises ``evaluate.score`` under its weight vector:
 
-* a two-dice segment is small, so every play is scored (exhaustive);
+* a two-dice segment is small, so every play is scored (exhaustively, depth
+  first, without storing the nodes: ``_two_dice``);
 * a doubles segment (four dice, or eight in the European game) is searched by a
   beam over the dice: after each die only the ``width`` best distinct partial
   positions are kept.  The beam ends on a legal play: a segment it plays in
@@ -43,6 +44,8 @@ from acesim.kernels.layout import (
 )
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.rng import below
+from acesim.kernels.uniform import FULL as UNIFORM_FULL
+from acesim.kernels.uniform import grown_uniform_scratch, uniform_play
 
 RANDOM = 0
 LINEAR = 1
@@ -53,7 +56,7 @@ SUMMED_NODES = 8192  # exhaustive searches up to this many nodes score from summ
 # Scratch of the strategies: two beams (current and next) of boards, their
 # scores and summaries (evaluate.summarize), the child being scored and its
 # summary, the summaries of an exhaustive search's nodes, the chosen play, the
-# feature vector, single moves and the segment's dice.
+# feature vector, single moves (of a node and of its child) and the segment's dice.
 Scratch = namedtuple(
     "Scratch",
     [
@@ -69,6 +72,7 @@ Scratch = namedtuple(
         "play",
         "feat",
         "moves",
+        "moves_after",
         "segment",
     ],
 )
@@ -89,6 +93,7 @@ def new_scratch(width):
         np.zeros((SUMMED_NODES, SUMMARY_SIZE), dtype=np.int64),
         np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE),
         np.zeros(N_FEATURES, dtype=np.float64),
+        np.zeros((N_POINTS + 2, 2), dtype=np.int64),
         np.zeros((N_POINTS + 2, 2), dtype=np.int64),
         np.zeros(MAX_SEGMENT, dtype=np.int64),
     )
@@ -174,6 +179,71 @@ def _exhaustive(board, rules, segment, n, ws, out, weights, sc, result):
 
 
 @njit(cache=True)
+def _two_dice(board, rules, segment, weights, sc, result):
+    """The best play of a non-double into ``result``; returns ``used`` and the score.
+
+    Exact, like ``_exhaustive``, but without storing or deduplicating nodes:
+    both orders of the dice, depth first, each play scored from summaries.  A
+    position reached twice scores the same, so duplicates cannot change the
+    maximum.  The plays are those of ``enumerate_plays``: the two-dice plays
+    if there are any (a first move that bears off the fifteenth checker ends
+    the segment, so it is not one), else the higher die's single moves if it
+    has any, else the lower die's.
+    """
+    hi = max(segment[0], segment[1])
+    lo = min(segment[0], segment[1])
+    open_bits = open_mask(board)
+    root_sum = sc.beam_sums[0]
+    first_sum = sc.next_sums[0]
+    leaf_sum = sc.child_sum
+    child = sc.child
+    first_moves = sc.moves
+    second_moves = sc.moves_after
+    summarize(board, root_sum)
+    best_score = -np.inf
+    best_d1, best_src1, best_dst1, best_src2, best_dst2 = 0, 0, 0, 0, 0
+    occupied = occupied_mask(board)
+    for order in range(2):
+        d1, d2 = (hi, lo) if order == 0 else (lo, hi)
+        m1 = legal_moves(board, rules, d1, False, open_bits, occupied, first_moves)
+        for i in range(m1):
+            src1, dst1 = first_moves[i, 0], first_moves[i, 1]
+            child[:] = board
+            apply_move(child, src1, dst1)
+            if child[OFF] == N_CHECKERS:
+                continue  # won with one die: a leaf one die deep
+            update_summary(root_sum, board, src1, dst1, first_sum)
+            m2 = legal_moves(child, rules, d2, False, open_bits, occupied_mask(child), second_moves)
+            for j in range(m2):
+                src2, dst2 = second_moves[j, 0], second_moves[j, 1]
+                update_summary(first_sum, child, src2, dst2, leaf_sum)
+                s = summary_score(leaf_sum, weights, sc.feat)
+                if s > best_score:
+                    best_score = s
+                    best_d1, best_src1, best_dst1, best_src2, best_dst2 = d1, src1, dst1, src2, dst2
+    result[:] = board
+    if best_d1 != 0:
+        apply_move(result, best_src1, best_dst1)
+        apply_move(result, best_src2, best_dst2)
+        return 2, best_score
+    # no play uses both dice: one die, the higher if it can be played
+    for d in (hi, lo):
+        m1 = legal_moves(board, rules, d, False, open_bits, occupied, first_moves)
+        if m1 == 0:
+            continue
+        for i in range(m1):
+            src1, dst1 = first_moves[i, 0], first_moves[i, 1]
+            update_summary(root_sum, board, src1, dst1, leaf_sum)
+            s = summary_score(leaf_sum, weights, sc.feat)
+            if s > best_score:
+                best_score = s
+                best_src1, best_dst1 = src1, dst1
+        apply_move(result, best_src1, best_dst1)
+        return 1, best_score
+    return 0, summary_score(root_sum, weights, sc.feat)
+
+
+@njit(cache=True)
 def _beam(board, rules, segment, n, width, ws, out, weights, sc, result):
     """The best play of a doubles segment by beam search; see the module docstring."""
     open_bits = open_mask(board)
@@ -221,26 +291,32 @@ def _beam(board, rules, segment, n, width, ws, out, weights, sc, result):
 @njit(cache=True)
 def best_play(board, rules, segment, n, width, ws, out, weights, sc, result):
     """The ``LINEAR`` strategy's play of ``segment[:n]`` into ``result``; returns ``(ws, used, score)``."""
+    if n == 2 and segment[0] != segment[1]:
+        used, score = _two_dice(board, rules, segment, weights, sc, result)
+        return ws, used, score
     if n > 2 and width > 0:
         return _beam(board, rules, segment, n, width, ws, out, weights, sc, result)
     return _exhaustive(board, rules, segment, n, ws, out, weights, sc, result)
 
 
 @njit(cache=True)
-def play_segment(board, rules, die_a, die_b, kind, width, weights, choices, ws, out, sc):
+def play_segment(board, rules, die_a, die_b, kind, width, weights, choices, ws, uniform, out, sc):
     """Play the segment of ``(die_a, die_b)`` in place by strategy ``kind``.
 
-    Returns ``(ws, dice in the segment, dice used)``.
+    ``RANDOM`` plays by the depth-first search of ``kernels.uniform`` with
+    scratch ``uniform``; the others search with workspace ``ws``.  Returns
+    ``(ws, uniform, dice in the segment, dice used)``: either memory may have grown.
     """
     n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, sc.segment)
     if kind == RANDOM:
-        while enumerate_plays(board, rules, sc.segment, n, ws, out) == FULL:
-            ws = grown_workspace(ws)
-        board[:] = ws.nodes[out[0] + below(choices, out[1] - out[0])]
-        return ws, n, out[2]
+        while True:
+            status, _, used = uniform_play(board, rules, sc.segment, n, choices, uniform)
+            if status != UNIFORM_FULL:
+                return ws, uniform, n, used
+            uniform = grown_uniform_scratch(uniform)
     ws, used, _ = best_play(board, rules, sc.segment, n, width, ws, out, weights, sc, sc.play)
     board[:] = sc.play
-    return ws, n, used
+    return ws, uniform, n, used
 
 
 @njit(cache=True)

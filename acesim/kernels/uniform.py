@@ -1,0 +1,708 @@
+"""The ``random`` strategy's kernel: one legal play drawn uniformly, found without a level table.
+
+``plays.enumerate_plays`` keeps every node of every level.  Here a segment is
+searched depth first, keeping only the plays, each as a two-word key; the
+result is the same set of distinct resulting positions and the same
+``dice_used`` as ``enumerate_plays`` for every rule knob (RULES.md section 2),
+and ``uniform_play`` draws one of them with a single ``rng.below(choices, count)``
+from the game's choice stream.
+
+Why the search is exact:
+
+* A node's leaf status is decided by *unpruned* legality: a node is a leaf
+  when the segment is done, the mover has all 15 off, or no single move is
+  legal with the next die.  Every leaf is a real play of its depth, and the
+  plays are the leaves of the deepest depth reached (the maximal-dice rule).
+* A non-double ``[a, b]`` tries both orders, higher die first.  A lower-first
+  sequence (y, x) is skipped when x was a legal higher-die first move and y
+  followed it there: the same two (source, die) moves reach the same position
+  (a move's landing follows from its source and die, and any landing on a blot
+  hits it).  Two plays with different (source, die) pairs can only meet when
+  their net changes agree, which takes one of: both move one checker (the
+  second move starts where the first ended, or ends where the first started),
+  both bear two checkers off, or both enter one bar and one waiting checker
+  (the dice swapped).  Only plays of those kinds go through the hash set; any
+  other play is a position of its own.  When no play uses both dice, the
+  higher die's single moves are the plays if there are any, else the lower
+  die's; one move from the start, so distinct sources are distinct plays.
+* A run of equal dice (a 4-die doubles segment, each half of the European
+  8-die segment) is searched in one canonical order: source rank
+  non-increasing, the bar (rank 26) before waiting (25) before points 24..1.
+  Within a run the position is fixed by the *multiset* of sources, and the
+  multiset by the position (solve the net change point by point from the
+  top), so each canonical sequence is a different position.  Any legal order
+  sorts into canonical order by swaps of adjacent moves that stay legal: the
+  higher source cannot be the lower move's landing point, a bar entry only
+  lifts ``bar_first``, a higher move never re-locks the home board, never
+  un-homes a checker and never lowers the off count, and a bear-off from the
+  highest point stays one -- with one exception.  Under ``home_after_all_in =
+  bearoff-only`` the move that brings the last checker home forbids every later
+  move inside the home board, so an inside-home move may have to come first
+  (2-2, the last checker outside on 8: 5->3 then 8->6 is legal, 8->6 then
+  5->3 is not).  Such a sequence sorts into (canonical moves, never all
+  home) + (the completing move) + (bear-offs), so the search also allows that
+  one move out of order, right after an inside-home move.  That can reach a
+  position twice, so those rules deduplicate the plays.
+* Between runs (the European 8-die segment), plays from different first-half
+  positions can coincide (d = 2, c = 5: 13->11 11->6 and 8->6 13->8), so the
+  plays are deduplicated.
+
+Deduplication is exact: keys that meet in the hash set (same slot chain and
+fingerprint) are compared in full, so two positions are never merged.
+
+A key: the mover's count (0..15) on each of its 27 places, one nibble each,
+and which of the start's opposing blots were hit.  The opponent's checkers
+change only by being hit, so the key and the start give the whole board.
+
+Scratch memory is one int64 array (``new_uniform_scratch``): a header, the
+search's own state, the hash set and the plays.  One array because every
+array a kernel takes costs atomic reference counting per call, which matters
+for a call that takes half a microsecond.  When the plays do not fit the
+kernels return FULL without touching the board or the generator: grow the
+scratch (``grown_uniform_scratch``) and call again, as ``play_uniform`` does.
+"""
+
+import numpy as np
+from numba import njit, types
+from numba.core import cgutils
+from numba.core.extending import intrinsic
+
+from acesim.kernels.board import HOME_BITS, OUTSIDE_BITS
+from acesim.kernels.layout import (
+    BAR,
+    BAR_ENTRY_DOUBLES_ONLY,
+    BEAROFF_STANDARD,
+    BOARD_DTYPE,
+    BOARD_SIZE,
+    HOME_AFTER_ALL_IN_BEAROFF_ONLY,
+    HOME_LOCKED,
+    HOME_TOP,
+    MAX_SEGMENT,
+    N_CHECKERS,
+    N_POINTS,
+    OFF,
+    OPP_BAR,
+    R_BAR_ENTRY,
+    R_BAR_FIRST,
+    R_BEAROFF,
+    R_HOME,
+    R_HOME_AFTER_ALL_IN,
+    WAITING,
+)
+from acesim.kernels.rng import below
+
+FULL = -1  # the scratch has no room for the plays: grow it and call again
+
+# Source ranks: a point is its own number, waiting checkers rank 25, the bar 26.
+# A set of sources is a bit mask over ranks (for points, the bits of
+# board.occupied_mask); with the die, a source rank fixes the move.
+RANK_WAITING = 25
+RANK_BAR = 26
+
+# The key of a position: nibble n holds the mover's count at point n + 1
+# (n = 0..23), on the bar (24), waiting (25) or off (26); nibbles 0..14 are
+# word 0, nibbles 15..26 the low 48 bits of word 1, whose bits from 48 are the
+# start's blots (in point order, at most 15) that were hit.  No sign bit is used.
+_NIB_BAR = 24
+_NIB_WAITING = 25
+_NIB_OFF = 26
+_SPLIT = 15
+_HIT_SHIFT = 48
+_SHIFT_BAR = 4 * (_NIB_BAR - _SPLIT)
+_SHIFT_WAITING = 4 * (_NIB_WAITING - _SPLIT)
+_SHIFT_OFF = 4 * (_NIB_OFF - _SPLIT)
+_POINTS_HIGH = (1 << (4 * (N_POINTS - _SPLIT))) - 1  # word 1's nibbles of points 16..24
+assert _SHIFT_OFF + 4 <= _HIT_SHIFT and _HIT_SHIFT + N_CHECKERS <= 63
+
+_DEPTHS = MAX_SEGMENT + 1
+_N_RANKS = RANK_BAR + 1
+_MIN_SLOTS = 64
+_PREFETCH_AHEAD = 16  # keys between a slot's prefetch and its probe
+
+# The scratch array: header, then the search's state, the hash set, the plays.
+_CAPACITY = 0  # how many plays fit
+_SLOTS = 1  # the hash set's size, a power of two
+_STAMP = 2  # the hash set's current stamp
+_PEND = 8  # per depth: the source ranks still to try
+_OCC = _PEND + _DEPTHS  # per depth: the mover's occupied points (board.occupied_mask)
+_LIMIT = _OCC + _DEPTHS  # per depth: the highest source rank allowed (canonical order)
+_AFTER = _LIMIT + _DEPTHS  # non-double: per higher-die source, the lower die's sources after it
+_HIT = _AFTER + _N_RANKS  # per landing point (0: off), the key bit of its blot, or 0
+_BLOTS = _HIT + N_POINTS + 1  # per key bit of a blot, its point
+_KEYS = _BLOTS + N_CHECKERS  # per depth: the node's key (depth 0: the start)
+_MOVES = _KEYS + 2 * _DEPTHS  # per die and source rank: the move's key change, 3 words
+_TABLE = _MOVES + 3 * 7 * _N_RANKS  # the hash set: stamp << 48 | fingerprint << 32 | play
+
+_STAMP_SHIFT = 48
+_STAMP_MAX = 2**15 - 1
+
+_K0 = np.uint64(0x9E3779B97F4A7C15)
+_K1 = np.uint64(0xC2B2AE3D27D4EB4F)
+
+# Index of the lowest set bit by de Bruijn multiplication (as board.lowest_bit).
+_DE_BRUIJN = np.uint64(0x022FDD63CC95386D)
+_LOWEST_BIT = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _LOWEST_BIT[((1 << _i) * 0x022FDD63CC95386D >> 58) & 63] = _i
+
+
+@njit(cache=True)
+def uniform_scratch(capacity):
+    """Scratch memory (one int64 array) for up to ``capacity`` plays; for jitted callers."""
+    slots = _MIN_SLOTS
+    while slots < 2 * capacity:
+        slots *= 2
+    scratch = np.zeros(_TABLE + slots + 2 * capacity, dtype=np.int64)
+    scratch[_CAPACITY] = capacity
+    scratch[_SLOTS] = slots
+    return scratch
+
+
+def new_uniform_scratch(capacity: int = 4096) -> np.ndarray:
+    """Scratch memory (one int64 array) for up to ``capacity`` plays of a segment."""
+    return uniform_scratch(max(int(capacity), _MIN_SLOTS))
+
+
+@njit(cache=True)
+def grown_uniform_scratch(scratch):
+    """A scratch with room for twice as many plays (the contents are not kept)."""
+    return uniform_scratch(2 * scratch[_CAPACITY])
+
+
+@intrinsic
+def _prefetch(typingctx, array, index):
+    """Hint the CPU to cache ``array[index]`` (``llvm.prefetch``); changes no value."""
+
+    def codegen(context, builder, signature, args):
+        ir = cgutils.ir
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        pointer = builder.bitcast(builder.gep(data, [args[1]]), cgutils.voidptr_t)
+        i32 = ir.IntType(32)
+        fn = builder.module.declare_intrinsic(
+            "llvm.prefetch", fnty=ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, i32, i32, i32])
+        )
+        # a read, kept in all cache levels, data
+        builder.call(fn, [pointer, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(array, index), codegen
+
+
+# --- scalar helpers: no array arguments, so inlining them costs no reference counting ---
+
+
+@njit(cache=True, inline="always")
+def _lowest(bits):
+    """The index of the lowest set bit of a non-zero mask."""
+    low = np.uint64(bits & -bits)
+    return _LOWEST_BIT[np.int64((low * _DE_BRUIJN) >> np.uint64(58))]
+
+
+@njit(cache=True, inline="always")
+def _nibble(a, b, nib):
+    """The mover's count at nibble ``nib`` of the key ``(a, b)``."""
+    if nib < _SPLIT:
+        return (a >> (4 * nib)) & 15
+    return (b >> (4 * (nib - _SPLIT))) & 15
+
+
+@njit(cache=True, inline="always")
+def _landing(rank, die):
+    """The point a move from ``rank`` with ``die`` lands on; 0 when it bears off."""
+    if rank >= RANK_WAITING:
+        return N_POINTS + 1 - die
+    return max(rank - die, 0)
+
+
+@njit(cache=True, inline="always")
+def _moved(a, b, rank, die, hit_bit):
+    """The key after the move from ``rank`` with ``die`` (``board.apply_move`` on keys).
+
+    ``hit_bit`` is the key bit of a blot of the start on the landing point (else
+    0): a landing there hits it unless an earlier move did; either way it is set.
+    """
+    if rank == RANK_BAR:
+        b -= 1 << _SHIFT_BAR
+    elif rank == RANK_WAITING:
+        b -= 1 << _SHIFT_WAITING
+    elif rank <= _SPLIT:
+        a -= 1 << (4 * (rank - 1))
+    else:
+        b -= 1 << (4 * (rank - 1 - _SPLIT))
+    dst = _landing(rank, die)
+    if dst == 0:
+        return a, b + (1 << _SHIFT_OFF)
+    if dst <= _SPLIT:
+        return a + (1 << (4 * (dst - 1))), b | hit_bit
+    return a, (b + (1 << (4 * (dst - 1 - _SPLIT)))) | hit_bit
+
+
+@njit(cache=True, inline="always")
+def _sources(bar, waiting, off, die, bar_entry_ok, bar_first, locked, bearoff_only, standard,
+             open_bits, occupied):
+    """The source ranks of every legal single move with ``die``.
+
+    ``board.legal_moves`` in rank form (the tests hold the two together);
+    ``bar_entry_ok`` is "bar_entry = any, or a doubles segment".
+    """
+    bits = 0
+    entry = N_POINTS + 1 - die
+    entry_open = (open_bits >> entry) & 1
+    if bar > 0:
+        if entry_open and bar_entry_ok:
+            bits = 1 << RANK_BAR
+        if bar_first:
+            return bits  # nothing else moves while a checker is on the bar
+    if waiting > 0 and entry_open:
+        bits |= 1 << RANK_WAITING
+    home = bar == 0 and waiting == 0 and (occupied & OUTSIDE_BITS) == 0
+    sources = occupied
+    if locked and not home and off == 0:
+        sources &= ~HOME_BITS
+    if not (home and bearoff_only):
+        bits |= sources & (open_bits << die) & ~((2 << die) - 1)
+    if home:
+        if (occupied >> die) & 1:
+            bits |= 1 << die
+        elif standard and (occupied >> die) == 0 and occupied:
+            src = die - 1  # overshooting: only from the highest occupied point
+            while not (occupied >> src) & 1:
+                src -= 1
+            bits |= 1 << src
+    return bits
+
+
+@njit(cache=True, inline="always")
+def _node_sources(a, b, occupied, die, bar_entry_ok, bar_first, locked, bearoff_only, standard,
+                  open_bits):
+    """``_sources`` at the node keyed ``(a, b)``; none once the mover has all 15 off."""
+    off = (b >> _SHIFT_OFF) & 15
+    if off == N_CHECKERS:
+        return 0  # the game ended with the last checker off: nothing more is played
+    return _sources((b >> _SHIFT_BAR) & 15, (b >> _SHIFT_WAITING) & 15, off, die, bar_entry_ok,
+                    bar_first, locked, bearoff_only, standard, open_bits, occupied)
+
+
+@njit(cache=True, inline="always")
+def _allowed(bits, limit, bearoff_only, a, b, occupied, die):
+    """The legal sources ``bits`` that canonical order allows at a node.
+
+    Ranks up to ``limit``; and under bearoff-only, right after an inside-home
+    move (``limit <= 6``), the move that brings the last checker home: once all
+    are home no inside-home move may follow it, so it may break the order.
+    """
+    allowed = bits & ((2 << limit) - 1)
+    if bearoff_only and limit <= HOME_TOP:
+        outside = occupied & OUTSIDE_BITS
+        if (
+            outside & bits
+            and outside & (outside - 1) == 0
+            and (b >> _SHIFT_BAR) & 15 == 0
+            and (b >> _SHIFT_WAITING) & 15 == 0
+        ):
+            s = _lowest(outside)  # the only point outside; with one checker it completes
+            if _nibble(a, b, s - 1) == 1 and s - die <= HOME_TOP:
+                allowed |= outside
+    return allowed
+
+
+@njit(cache=True, inline="always")
+def _occupied_after(occupied, a, b, rank, landing):
+    """The occupied points after the move from ``rank`` to ``landing`` (``(a, b)``: before)."""
+    if rank <= N_POINTS and _nibble(a, b, rank - 1) == 1:
+        occupied &= ~(1 << rank)
+    return occupied | ((1 << landing) & ~1)
+
+
+@njit(cache=True, inline="always")
+def _hash(a, b):
+    """Multiplicative: the top bits depend on every bit of the key; slots come from them."""
+    return np.uint64(a) * _K0 ^ np.uint64(b) * _K1
+
+
+# --- the search ----------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _search(board, rules, segment, n_dice, scratch):
+    """The keys of the distinct legal plays of ``segment[:n_dice]``, into the scratch.
+
+    Returns ``(count, dice used)``, or ``(FULL, 0)``.  One function body on
+    purpose (see the module docstring on reference counting).
+    """
+    cap = scratch[_CAPACITY]
+    plays = _TABLE + scratch[_SLOTS]  # play i is scratch[plays + 2 * i], [plays + 2 * i + 1]
+
+    # the start: its key, the mover's occupied points, the open points, the blots' bits
+    a = 0
+    b = 0
+    occ0 = 0
+    open_bits = 0
+    blots = 0
+    scratch[_HIT] = 0
+    for i in range(N_POINTS):
+        v = np.int64(board[i])
+        scratch[_HIT + i + 1] = 0
+        if v > 0:
+            occ0 |= 1 << (i + 1)
+            if i < _SPLIT:
+                a += v << (4 * i)
+            else:
+                b += v << (4 * (i - _SPLIT))
+        elif v == -1:
+            scratch[_HIT + i + 1] = 1 << (_HIT_SHIFT + blots)
+            scratch[_BLOTS + blots] = i + 1
+            blots += 1
+        if v >= -1:
+            open_bits |= 1 << (i + 1)
+    bar = np.int64(board[BAR])
+    waiting = np.int64(board[WAITING])
+    off = np.int64(board[OFF])
+    b += (bar << _SHIFT_BAR) + (waiting << _SHIFT_WAITING) + (off << _SHIFT_OFF)
+    scratch[_KEYS] = a
+    scratch[_KEYS + 1] = b
+
+    doubles_segment = n_dice >= 2 and segment[0] == segment[1]
+    bar_entry_ok = rules[R_BAR_ENTRY] != BAR_ENTRY_DOUBLES_ONLY or doubles_segment
+    bar_first = rules[R_BAR_FIRST] != 0
+    locked = rules[R_HOME] == HOME_LOCKED
+    bearoff_only = rules[R_HOME_AFTER_ALL_IN] == HOME_AFTER_ALL_IN_BEAROFF_ONLY
+    standard = rules[R_BEAROFF] == BEAROFF_STANDARD
+    n = 0  # plays written
+    used = 0  # their number of dice
+
+    suspects = 0  # plays, last first at the end of the plays, to deduplicate among themselves
+    if n_dice == 2 and not doubles_segment:
+        # [hi, lo] in both orders.  Two plays reach the same position only if their net
+        # changes agree: the same two (source, die) moves in the other order (skipped
+        # below), or both plays are of one checker (the second move starts where the
+        # first ended, or ends where the first started), or both bear two checkers off,
+        # or both enter one bar and one waiting checker.  Only plays of those kinds go
+        # through the hash set; every other play is a position of its own.
+        hi = max(segment[0], segment[1])
+        lo = min(segment[0], segment[1])
+        hi_bits = _sources(bar, waiting, off, hi, bar_entry_ok, bar_first, locked, bearoff_only,
+                           standard, open_bits, occ0)
+        lo_bits = _sources(bar, waiting, off, lo, bar_entry_ok, bar_first, locked, bearoff_only,
+                           standard, open_bits, occ0)
+        for order in range(2):
+            if order == 0:
+                rest, d1, d2 = hi_bits, hi, lo
+            else:
+                rest, d1, d2 = lo_bits, lo, hi
+            while rest:
+                r1 = _lowest(rest)
+                rest &= rest - 1
+                t1 = _landing(r1, d1)
+                a1, b1 = _moved(a, b, r1, d1, scratch[_HIT + t1])
+                second = _node_sources(a1, b1, _occupied_after(occ0, a, b, r1, t1), d2,
+                                       bar_entry_ok, bar_first, locked, bearoff_only, standard,
+                                       open_bits)
+                if order == 0:
+                    scratch[_AFTER + r1] = second
+                while second:
+                    r2 = _lowest(second)
+                    second &= second - 1
+                    if order == 1 and (hi_bits >> r2) & 1 and (scratch[_AFTER + r2] >> r1) & 1:
+                        continue  # r2 was a higher-die first move and r1 followed it: seen
+                    if n + suspects >= cap:
+                        return FULL, 0
+                    t2 = _landing(r2, d2)
+                    a2, b2 = _moved(a1, b1, r2, d2, scratch[_HIT + t2])
+                    if r2 == t1 or t2 == r1 or t1 == t2 == 0 or r1 + r2 == RANK_WAITING + RANK_BAR:
+                        # may share its position with another play: kept at the back
+                        j = plays + 2 * (cap - 1 - suspects)
+                        suspects += 1
+                    else:
+                        j = plays + 2 * n
+                        n += 1
+                    scratch[j] = a2
+                    scratch[j + 1] = b2
+        if n + suspects > 0:
+            used = 2
+        else:
+            # one die only: the higher one's single moves if any, else the lower one's;
+            # one move from the start, so distinct sources give distinct positions
+            rest, d1 = (hi_bits, hi) if hi_bits else (lo_bits, lo)
+            if rest == 0:
+                scratch[plays] = a  # nothing playable: the empty play
+                scratch[plays + 1] = b
+                return 1, 0
+            while rest:
+                r1 = _lowest(rest)
+                rest &= rest - 1
+                if n >= cap:
+                    return FULL, 0
+                a1, b1 = _moved(a, b, r1, d1, scratch[_HIT + _landing(r1, d1)])
+                scratch[plays + 2 * n] = a1
+                scratch[plays + 2 * n + 1] = b1
+                n += 1
+            return n, 1
+    else:
+        # A fixed order: depth first, each run of equal dice in canonical order; the
+        # last two dice by an inner loop rather than the stack.  First each die's
+        # moves as key changes: add (da, db), then set the landing blot's bit.
+        dice = 0
+        for j in range(n_dice):
+            die = segment[j]
+            if not (dice >> die) & 1:
+                dice |= 1 << die
+                base = _MOVES + 3 * _N_RANKS * die
+                for r in range(1, _N_RANKS):
+                    da, db = _moved(0, 0, r, die, 0)
+                    scratch[base + 3 * r] = da
+                    scratch[base + 3 * r + 1] = db
+                    scratch[base + 3 * r + 2] = scratch[_HIT + _landing(r, die)]
+        scratch[_OCC] = occ0
+        scratch[_LIMIT] = RANK_BAR
+        k = 0
+        enter = True
+        while True:
+            if enter:
+                enter = False
+                scratch[_PEND + k] = 0
+                a = scratch[_KEYS + 2 * k]
+                b = scratch[_KEYS + 2 * k + 1]
+                o = scratch[_OCC + k]
+                bits = 0
+                die = 0
+                if k < n_dice:
+                    die = segment[k]
+                    bits = _node_sources(a, b, o, die, bar_entry_ok, bar_first, locked,
+                                         bearoff_only, standard, open_bits)
+                allowed = 0
+                if bits == 0:
+                    # a leaf: the segment is done, the game is over, or the die cannot be played
+                    if k >= used:
+                        if k > used:
+                            used, n = k, 0
+                        if n >= cap:
+                            return FULL, 0
+                        scratch[plays + 2 * n] = a
+                        scratch[plays + 2 * n + 1] = b
+                        n += 1
+                else:
+                    allowed = _allowed(bits, scratch[_LIMIT + k], bearoff_only, a, b, o, die)
+                if allowed and k == n_dice - 1:
+                    # the last die: every child is a play of n_dice dice
+                    if n_dice > used:
+                        used, n = n_dice, 0
+                    base = _MOVES + 3 * _N_RANKS * die
+                    while allowed:
+                        r = _lowest(allowed)
+                        allowed &= allowed - 1
+                        if n >= cap:
+                            return FULL, 0
+                        move = base + 3 * r
+                        scratch[plays + 2 * n] = a + scratch[move]
+                        scratch[plays + 2 * n + 1] = (b + scratch[move + 1]) | scratch[move + 2]
+                        n += 1
+                elif allowed and k == n_dice - 2:
+                    # the last two dice: each child is a leaf or the parent of plays
+                    base = _MOVES + 3 * _N_RANKS * die
+                    die2 = segment[k + 1]
+                    base2 = _MOVES + 3 * _N_RANKS * die2
+                    while allowed:
+                        r = _lowest(allowed)
+                        allowed &= allowed - 1
+                        move = base + 3 * r
+                        a1 = a + scratch[move]
+                        b1 = (b + scratch[move + 1]) | scratch[move + 2]
+                        o1 = _occupied_after(o, a, b, r, _landing(r, die))
+                        bits = _node_sources(a1, b1, o1, die2, bar_entry_ok, bar_first, locked,
+                                             bearoff_only, standard, open_bits)
+                        if bits == 0:
+                            if k + 1 >= used:
+                                if k + 1 > used:
+                                    used, n = k + 1, 0
+                                if n >= cap:
+                                    return FULL, 0
+                                scratch[plays + 2 * n] = a1
+                                scratch[plays + 2 * n + 1] = b1
+                                n += 1
+                            continue
+                        # a run of equal dice goes on in canonical order; a new run starts afresh
+                        more = _allowed(bits, r if die2 == die else RANK_BAR, bearoff_only,
+                                        a1, b1, o1, die2)
+                        if more and n_dice > used:
+                            used, n = n_dice, 0
+                        while more:
+                            r2 = _lowest(more)
+                            more &= more - 1
+                            if n >= cap:
+                                return FULL, 0
+                            move = base2 + 3 * r2
+                            j = plays + 2 * n
+                            scratch[j] = a1 + scratch[move]
+                            scratch[j + 1] = (b1 + scratch[move + 1]) | scratch[move + 2]
+                            n += 1
+                else:
+                    scratch[_PEND + k] = allowed
+            # the next child of the node at depth k, or back up
+            p = scratch[_PEND + k]
+            if p:
+                r = _lowest(p)
+                scratch[_PEND + k] = p & (p - 1)
+                die = segment[k]
+                a = scratch[_KEYS + 2 * k]
+                b = scratch[_KEYS + 2 * k + 1]
+                base = _MOVES + 3 * _N_RANKS * die + 3 * r
+                scratch[_KEYS + 2 * k + 2] = a + scratch[base]
+                scratch[_KEYS + 2 * k + 3] = (b + scratch[base + 1]) | scratch[base + 2]
+                t = _landing(r, die)
+                scratch[_OCC + k + 1] = _occupied_after(scratch[_OCC + k], a, b, r, t)
+                # a run of equal dice goes on in canonical order; a new run starts afresh
+                scratch[_LIMIT + k + 1] = r if segment[k + 1] == die else RANK_BAR
+                k += 1
+                enter = True
+            elif k == 0:
+                break
+            else:
+                k -= 1
+        # One run of one die in canonical order reaches each position once; a second
+        # run, or the bearoff-only exception, can reach a position twice.
+        runs = 1
+        for j in range(1, used):
+            if segment[j] != segment[j - 1]:
+                runs += 1
+        if runs > 1 or bearoff_only:
+            suspects = n  # all of them, in place
+            n = 0
+
+    if suspects:
+        # Append each distinct suspect play after the n plays known distinct.  A slot
+        # holds a stamp (older stamps read as empty, so the set is almost never
+        # cleared), 16 bits of the hash and the play's index; keys whose slot and bits
+        # meet are compared in full.  Slots are prefetched a few keys ahead, so that
+        # the cache misses of a large set overlap.
+        if n_dice == 2 and not doubles_segment:
+            src, step = plays + 2 * (cap - 1), -2  # stored from the back
+        else:
+            src, step = plays, 2  # in place
+        size, bits = _MIN_SLOTS, 6
+        while size < 2 * suspects:
+            size *= 2
+            bits += 1
+        shift = np.uint64(64 - bits)
+        fp_shift = np.uint64(48 - bits)
+        mask = size - 1
+        s = scratch[_STAMP] + 1
+        if s > _STAMP_MAX:
+            scratch[_TABLE:plays] = 0
+            s = 1
+        scratch[_STAMP] = s
+        stamp = s << _STAMP_SHIFT
+        for i in range(suspects):
+            if i + _PREFETCH_AHEAD < suspects:
+                j = src + step * (i + _PREFETCH_AHEAD)
+                _prefetch(scratch, _TABLE + np.int64(_hash(scratch[j], scratch[j + 1]) >> shift))
+            j = src + step * i
+            ka, kb = scratch[j], scratch[j + 1]
+            h = _hash(ka, kb)
+            slot = np.int64(h >> shift)
+            tag = stamp | (np.int64((h >> fp_shift) & np.uint64(0xFFFF)) << 32)
+            new = True
+            while True:
+                entry = scratch[_TABLE + slot]
+                if entry < stamp:
+                    break
+                if entry >> 32 == tag >> 32:
+                    j = plays + 2 * (entry & 0xFFFFFFFF)
+                    if scratch[j] == ka and scratch[j + 1] == kb:
+                        new = False
+                        break
+                slot = (slot + 1) & mask
+            if new:
+                scratch[_TABLE + slot] = tag | n
+                scratch[plays + 2 * n] = ka
+                scratch[plays + 2 * n + 1] = kb
+                n += 1
+    return n, used
+
+
+@njit(cache=True, inline="always")
+def _write_play(board, scratch, i):
+    """Turn ``board``, the start of the last search, into its play ``i``, in place.
+
+    Only what differs from the start is written: the points whose count
+    changed, the blots that were hit, and the mover's bar, waiting and off.
+    """
+    plays = _TABLE + scratch[_SLOTS]
+    a = scratch[plays + 2 * i]
+    b = scratch[plays + 2 * i + 1]
+    changed = a ^ scratch[_KEYS]
+    while changed:
+        p = _lowest(changed) >> 2  # points 1..15: nibbles 0..14 of word 0
+        board[p] = (a >> (4 * p)) & 15
+        changed &= ~(15 << (4 * p))
+    changed = (b ^ scratch[_KEYS + 1]) & _POINTS_HIGH
+    while changed:
+        p = _lowest(changed) >> 2  # points 16..24: nibbles 15..23, the low bits of word 1
+        board[_SPLIT + p] = (b >> (4 * p)) & 15
+        changed &= ~(15 << (4 * p))
+    hits = b >> _HIT_SHIFT
+    while hits:
+        j = _lowest(hits)
+        hits &= hits - 1
+        point = scratch[_BLOTS + j]
+        board[point - 1] = _nibble(a, b, point - 1)  # the blot went; the hitter may have too
+        board[OPP_BAR] += 1
+    board[BAR] = (b >> _SHIFT_BAR) & 15
+    board[WAITING] = (b >> _SHIFT_WAITING) & 15
+    board[OFF] = (b >> _SHIFT_OFF) & 15
+
+
+# --- the kernels ------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def enumerate_uniform(board, rules, segment, n_dice, scratch):
+    """Find the distinct legal plays of ``segment[:n_dice]`` from ``board``.
+
+    Returns ``(status, count, dice_used)``: ``status`` is 0, or FULL when the
+    scratch is too small (grow it with ``grown_uniform_scratch`` and call
+    again).  ``play_boards`` writes the plays out as boards.  When nothing is
+    playable the single play is the unchanged board, with ``dice_used = 0``.
+    ``board`` is not changed.
+    """
+    n, used = _search(board, rules, segment, n_dice, scratch)
+    if n == FULL:
+        return FULL, 0, 0
+    return 0, n, used
+
+
+@njit(cache=True)
+def play_boards(board, scratch, count):
+    """The ``count`` plays the last ``enumerate_uniform`` from ``board`` found, as boards."""
+    out = np.empty((count, BOARD_SIZE), dtype=BOARD_DTYPE)
+    for i in range(count):
+        row = out[i]
+        row[:] = board
+        _write_play(row, scratch, i)
+    return out
+
+
+@njit(cache=True)
+def uniform_play(board, rules, segment, n_dice, choices, scratch):
+    """Play, in place on ``board``, one of the distinct legal plays, each equally likely.
+
+    Returns ``(status, count, dice_used)`` with ``count`` the number of
+    distinct plays; the pick is ``below(choices, count)``, the only use of the
+    choice stream.  On FULL neither ``board`` nor ``choices`` is touched: grow
+    the scratch and call again (``play_uniform`` does), or use another engine.
+    """
+    n, used = _search(board, rules, segment, n_dice, scratch)
+    if n == FULL:
+        return FULL, 0, 0
+    _write_play(board, scratch, below(choices, n))
+    return 0, n, used
+
+
+@njit(cache=True)
+def play_uniform(board, rules, segment, n_dice, choices, scratch):
+    """``uniform_play``, growing the scratch as needed: ``(scratch, count, dice_used)``."""
+    while True:
+        status, count, used = uniform_play(board, rules, segment, n_dice, choices, scratch)
+        if status != FULL:
+            return scratch, count, used
+        scratch = grown_uniform_scratch(scratch)
