@@ -87,6 +87,13 @@ FIRST_BEAROFF_TURN = _SIDE_BASE + 32  # the side's own turn number; 0 = never bo
 assert RECORD_COLUMNS[TURNS] == "turns_a" and RECORD_COLUMNS[FIRST_BEAROFF_TURN + 1] == "first_bearoff_turn_b"
 assert RECORD_COLUMNS[CHOSE_1 + 2 * 5 + 1] == "chose_6_b"
 
+# A game's trace (for the equity model and per-roll luck): one row per two-dice
+# roll, in order: the seat that rolled, the dice, whether they were the opening
+# dice (opening = use: never a double), the die of a roll-die bonus (else 0),
+# then the board before the roll from the roller's view.
+T_SIDE, T_DIE_A, T_DIE_B, T_OPENING, T_BONUS_DIE, T_BOARD = 0, 1, 2, 3, 4, 5
+TRACE_WIDTH = T_BOARD + BOARD_SIZE
+
 
 # --- one segment ----------------------------------------------------------------
 
@@ -127,13 +134,14 @@ def points_won(board, rules, stakes_doublings):
 
 
 @njit(cache=True)
-def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws, out, sc, record):
+def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws, uniform, out, sc, record, trace):
     """Play one game from ``start`` (seat A's view); fill ``record``.
 
     ``dice`` and ``choices`` are the game's two seeded streams; seat ``s``
     plays strategy ``kinds[s]`` with beam width ``widths[s, 0]``, ranks the
     doubles after a 1-2 with searches of width ``widths[s, 1]``, and weights
-    ``weights[s]``.  Returns the workspace, which may have grown.  The position
+    ``weights[s]``.  Returns the workspace and the random strategy's scratch
+    (``kernels.uniform``), either of which may have grown.  The position
     after every turn is checked with ``check_invariants``; a violation is an
     engine bug and stops the game as unfinished with ``record[UNFINISHED] = 2``.
     """
@@ -158,6 +166,7 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
     stakes = rules[R_STAKES_DOUBLE_ON_1_2] != 0
     acey_deucey = rules[R_ACEY_DEUCEY]
     total_turns = 0
+    traced = 0
     while True:
         if total_turns >= turn_cap:
             record[UNFINISHED] = 1
@@ -171,10 +180,18 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
         game_over = False
         while again:
             again = False
+            opening = use_opening
             if use_opening:
                 use_opening = False  # the opening dice are the first mover's first roll
             else:
                 die_a, die_b = die(dice), die(dice)
+            if traced < trace.shape[0]:
+                row = trace[traced]
+                row[T_SIDE], row[T_DIE_A], row[T_DIE_B] = side, die_a, die_b
+                row[T_OPENING], row[T_BONUS_DIE] = opening, 0
+                row[T_BOARD:] = board
+            if trace.shape[0] > 0:
+                traced += 1
             record[ROLLS + side] += 1
             double = die_a == die_b
             one_two = die_a + die_b == 3 and not double
@@ -185,7 +202,9 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                 if stakes:
                     record[STAKES_DOUBLINGS] += 1
             before[:] = board
-            ws, n, used = play_segment(board, rules, die_a, die_b, kind, width, w, choices, ws, out, sc)
+            ws, uniform, n, used = play_segment(
+                board, rules, die_a, die_b, kind, width, w, choices, ws, uniform, out, sc
+            )
             _count_segment(board, before, n, used, record, side, turn_number)
             if board[OFF] == N_CHECKERS:
                 game_over = True
@@ -198,10 +217,16 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                 before[:] = board
                 if acey_deucey == ACEY_DEUCEY_ROLL_DIE:
                     chosen = die(dice)
-                    ws, n, used = play_segment(board, rules, chosen, chosen, kind, width, w, choices, ws, out, sc)
+                    if 0 < traced <= trace.shape[0]:
+                        trace[traced - 1, T_BONUS_DIE] = chosen
+                    ws, uniform, n, used = play_segment(
+                        board, rules, chosen, chosen, kind, width, w, choices, ws, uniform, out, sc
+                    )
                 else:
                     ws, chosen = choose_double(board, rules, kind, choice_width, w, choices, ws, out, sc)
-                    ws, n, used = play_segment(board, rules, chosen, chosen, kind, width, w, choices, ws, out, sc)
+                    ws, uniform, n, used = play_segment(
+                        board, rules, chosen, chosen, kind, width, w, choices, ws, uniform, out, sc
+                    )
                 record[CHOSE_1 + 2 * (chosen - 1) + side] += 1
                 _count_segment(board, before, n, used, record, side, turn_number)
                 if board[OFF] == N_CHECKERS:
@@ -235,24 +260,43 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
     if record[UNFINISHED]:
         record[BORNE_OFF + side] = board[OFF]
         record[BORNE_OFF + 1 - side] = board[OPP_OFF]
-    return ws
+    return ws, uniform, traced
 
 
 @njit(cache=True)
-def play_games(start, rules, block_keys, first_game, turn_cap, kinds, widths, weights, ws, sc, records):
+def play_games(start, rules, block_keys, first_game, turn_cap, kinds, widths, weights, ws, uniform, sc, records):
     """Play games ``first_game .. first_game + len(records) - 1`` into ``records``.
 
     Game ``g`` takes its streams from ``block_keys[g // GAMES_PER_BLOCK - first
     block]`` (the rows cover every block the range touches) and ``g`` itself,
     so a game's record does not depend on how the games are split into chunks.
-    Returns the workspace, which may have grown.
+    Returns the workspace and the uniform scratch, which may have grown.
     """
     out = np.zeros(3, dtype=np.int64)
     dice = np.zeros(STREAM_WORDS, dtype=np.uint64)
     choices = np.zeros(STREAM_WORDS, dtype=np.uint64)
+    no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     first_block = first_game // GAMES_PER_BLOCK
     for i in range(records.shape[0]):
         g = first_game + i
         seed_game_streams(block_keys[g // GAMES_PER_BLOCK - first_block], g, dice, choices)
-        ws = play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws, out, sc, records[i])
-    return ws
+        ws, uniform, _ = play_game(
+            start, rules, dice, choices, turn_cap, kinds, widths, weights, ws, uniform, out, sc, records[i],
+            no_trace,
+        )
+    return ws, uniform
+
+
+@njit(cache=True)
+def play_traced_game(start, rules, block_key, game, turn_cap, kinds, widths, weights, ws, uniform, sc,
+                     record, trace):
+    """Play game ``game`` (streams as ``play_games`` seeds them) recording its rolls in ``trace``.
+
+    Returns ``(ws, uniform, rolls traced)``; the game is the same as in ``play_games``.
+    """
+    out = np.zeros(3, dtype=np.int64)
+    dice = np.zeros(STREAM_WORDS, dtype=np.uint64)
+    choices = np.zeros(STREAM_WORDS, dtype=np.uint64)
+    seed_game_streams(block_key, game, dice, choices)
+    return play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws, uniform, out, sc,
+                     record, trace)

@@ -1,0 +1,198 @@
+"""The equity model V: win probability of the side on roll, learned from simulated games.
+
+Positions come from traced games (one per two-dice roll, seen by the side
+about to roll) and are labelled with whether that side went on to win.  A
+logistic model over ``kernels.luck.INPUTS`` is fitted on the earlier games
+and its calibration measured on later, held-out games (STATISTICS.md:
+predicted vs observed win rate in ten bins, and the Brier score next to the
+constant predictor's).  V is a win probability under every rule set; under
+points-based scoring it still values wins, not points (stated in reports).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from acesim.analysis.logistic import LogisticFit, fit_logistic
+from acesim.errors import AcesimError
+from acesim.games import DEFAULT_TURN_CAP, _strategy
+from acesim.kernels import game as K
+from acesim.kernels import luck as LK
+from acesim.kernels.plays import new_workspace
+from acesim.kernels.strategy import new_scratch
+from acesim.kernels.uniform import new_uniform_scratch
+from acesim.position import Position
+from acesim.rules import Ruleset
+from acesim.stats import wilson
+from acesim.streams import block_keys, check_seed
+from acesim.strategies import Strategy, lowered
+
+TRACE_ROWS = 4096  # rolls kept per game; a longer game is left out of the trace (and counted)
+
+
+@dataclass
+class Traces:
+    """Traced games: their records and every roll (``K.TRACE_WIDTH`` columns), game by game."""
+
+    games: np.ndarray  # game indices
+    records: np.ndarray  # one kernel record row per game
+    rolls: np.ndarray  # all traced rolls, concatenated
+    start: np.ndarray  # per game: its first row in ``rolls``; one extra entry at the end
+    too_long: int  # games whose rolls did not fit TRACE_ROWS (not included)
+
+    def game_rolls(self, i: int) -> np.ndarray:
+        return self.rolls[self.start[i] : self.start[i + 1]]
+
+
+def trace_games(
+    rules: Ruleset,
+    strategy_a: Strategy | str,
+    strategy_b: Strategy | str,
+    seed: int,
+    first_game: int,
+    n_games: int,
+    turn_cap: int = DEFAULT_TURN_CAP,
+) -> Traces:
+    """Play games ``first_game ..`` exactly as ``play_games`` does, keeping every roll.
+
+    Unfinished games (turn cap) are left out: they have no result to learn from.
+    """
+    if n_games <= 0:
+        raise AcesimError(f"the number of games must be positive, got {n_games}")
+    check_seed(seed)
+    a, b = _strategy(strategy_a), _strategy(strategy_b)
+    kinds, widths, weights = lowered(a, b)
+    keys = block_keys(seed, first_game, n_games)
+    first_block = first_game // K.GAMES_PER_BLOCK
+    start = Position.start(rules.start).to_board()
+    ra = rules.to_array()
+    ws, uniform, sc = new_workspace(), new_uniform_scratch(), new_scratch(int(widths.max()))
+    trace = np.zeros((TRACE_ROWS, K.TRACE_WIDTH), dtype=np.int64)
+    record = np.zeros(K.N_RECORD, dtype=np.int64)
+    games, records, parts, starts = [], [], [], [0]
+    too_long = 0
+    for g in range(first_game, first_game + n_games):
+        ws, uniform, n = K.play_traced_game(
+            start, ra, keys[g // K.GAMES_PER_BLOCK - first_block], g, turn_cap, kinds, widths,
+            weights, ws, uniform, sc, record, trace,
+        )
+        if record[K.UNFINISHED]:
+            continue
+        if n > TRACE_ROWS:
+            too_long += 1
+            continue
+        games.append(g)
+        records.append(record.copy())
+        parts.append(trace[:n].copy())
+        starts.append(starts[-1] + n)
+    if not games:
+        raise AcesimError("no finished game to trace")
+    return Traces(
+        np.array(games), np.array(records), np.concatenate(parts), np.array(starts), too_long
+    )
+
+
+def positions(traces: Traces) -> pd.DataFrame:
+    """One row per traced roll: game, seat on roll, its model inputs, and whether it won."""
+    rolls = traces.rolls
+    x = np.zeros((len(rolls), LK.N_INPUTS))
+    LK.equity_rows(np.ascontiguousarray(rolls[:, K.T_BOARD :]).astype(np.int8), x)
+    counts = np.diff(traces.start)
+    game = np.repeat(traces.games, counts)
+    winner = np.repeat(traces.records[:, K.WINNER], counts)
+    side = rolls[:, K.T_SIDE]
+    frame = pd.DataFrame(x, columns=list(LK.INPUTS))
+    frame.insert(0, "game", game)
+    frame.insert(1, "side", side)
+    frame["won"] = (winner == side).astype(np.int8)
+    return frame
+
+
+@dataclass(frozen=True)
+class EquityModel:
+    """A fitted V for one rule set: coefficients on the raw inputs, and how it was made."""
+
+    rules: str
+    strategy: str
+    coef: np.ndarray  # intercept, then one slope per input of ``kernels.luck.INPUTS``
+    fit: LogisticFit
+    train_games: int
+    train_positions: int
+    seed: int
+
+    def predict(self, inputs: np.ndarray) -> np.ndarray:
+        return self.fit.predict(inputs)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Held-out calibration of an equity model."""
+
+    bins: pd.DataFrame  # bin, n, predicted mean, observed win rate with Wilson CI
+    brier: float
+    brier_constant: float  # the Brier score of always predicting the training win rate
+    positions: int
+    games: int
+
+
+def fit_equity(
+    rules: Ruleset,
+    strategy: Strategy | str,
+    games: int,
+    seed: int,
+    holdout: float = 0.2,
+) -> tuple[EquityModel, Calibration]:
+    """Fit V on ``games`` self-play games of ``strategy``; calibrate on the last ``holdout`` share."""
+    if games < 10:
+        raise AcesimError(f"the equity model needs at least 10 games, got {games}")
+    if not 0 < holdout < 1:
+        raise AcesimError(f"the held-out share must be between 0 and 1, got {holdout}")
+    s = _strategy(strategy)
+    traces = trace_games(rules, s, s, seed, 0, games)
+    frame = positions(traces)
+    cut = traces.games[int(len(traces.games) * (1 - holdout))]
+    train = frame[frame["game"] < cut]
+    test = frame[frame["game"] >= cut]
+    inputs = list(LK.INPUTS)
+    fit = fit_logistic(train[inputs].to_numpy(), train["won"].to_numpy(), ridge=1e-4)
+    intercept, slopes = fit.raw_coefficients()
+    model = EquityModel(
+        rules=rules.name,
+        strategy=s.spec,
+        coef=np.concatenate([[intercept], slopes]),
+        fit=fit,
+        train_games=int(train["game"].nunique()),
+        train_positions=len(train),
+        seed=seed,
+    )
+    return model, calibrate(model, test, float(train["won"].mean()))
+
+
+def calibrate(model: EquityModel, test: pd.DataFrame, base_rate: float) -> Calibration:
+    """Predicted vs observed on held-out positions, in ten bins of predicted probability."""
+    p = model.predict(test[list(LK.INPUTS)].to_numpy())
+    y = test["won"].to_numpy()
+    edges = np.linspace(0, 1, 11)
+    which = np.clip(np.digitize(p, edges) - 1, 0, 9)
+    rows = []
+    for b in range(10):
+        mask = which == b
+        n = int(mask.sum())
+        if n == 0:
+            continue
+        wins = int(y[mask].sum())
+        low, high = wilson(wins, n)
+        rows.append(
+            dict(bin=f"{edges[b]:.1f}-{edges[b + 1]:.1f}", n=n, predicted=float(p[mask].mean()),
+                 observed=wins / n, observed_low=low, observed_high=high)
+        )
+    return Calibration(
+        bins=pd.DataFrame(rows),
+        brier=float(np.mean((p - y) ** 2)),
+        brier_constant=float(np.mean((base_rate - y) ** 2)),
+        positions=len(test),
+        games=int(test["game"].nunique()),
+    )

@@ -1,0 +1,205 @@
+"""The equity model's inputs, the value of each roll, and per-roll luck (STATISTICS.md).
+
+``V(s)`` is the probability that the side on roll in ``s`` wins: a logistic
+model over ``equity_inputs`` (the evaluation features of both sides and the
+two pip counts), fitted in ``acesim.analysis.equity``; the kernels receive its
+intercept and slopes on the raw inputs.
+
+``W(s, r)`` is the value to the mover after its strategy has played roll ``r``
+in ``s``: the segment, then the bonus that ``r`` earns (the chosen double
+after a 1-2, or each die of ``roll-die`` weighted 1/6), and then either
+``V(s')`` when the mover rolls again or ``1 - V(flip(s'))`` when the turn
+passes; a win is worth 1.  The luck of a roll is ``W(s, r)`` minus the
+probability-weighted mean over the 21 rolls (over the 15 non-doubles for the
+opening dice under ``opening = use``, which are never a double).
+"""
+
+import numpy as np
+from numba import njit
+
+from acesim.kernels.board import flip, pip_count
+from acesim.kernels.evaluate import FEATURES, N_FEATURES, features
+from acesim.kernels.game import T_BOARD, T_DIE_A, T_DIE_B, T_OPENING, T_SIDE
+from acesim.kernels.layout import (
+    ACEY_DEUCEY_NONE,
+    ACEY_DEUCEY_ROLL_DIE,
+    BOARD_DTYPE,
+    BOARD_SIZE,
+    N_CHECKERS,
+    OFF,
+    OPP_OFF,
+    R_ACEY_DEUCEY,
+    R_ACEY_DEUCEY_EXTRA_ROLL,
+    R_BONUS_NEEDS_FULL_USE,
+    R_DOUBLES_EXTRA_ROLL,
+)
+from acesim.kernels.strategy import choose_double, play_segment
+
+# The inputs: the evaluation features of the side on roll, the same of its
+# opponent (from the opponent's view), and both pip counts in units of 25.
+INPUTS = (
+    tuple(f"{name}_mover" for name in FEATURES)
+    + tuple(f"{name}_opponent" for name in FEATURES)
+    + ("pips_mover", "pips_opponent")
+)
+N_INPUTS = len(INPUTS)
+assert N_INPUTS == 2 * N_FEATURES + 2
+
+# The 21 distinct rolls and their probabilities (1/36 a double, 2/36 otherwise).
+ROLL_A = np.array([a for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
+ROLL_B = np.array([b for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
+ROLL_P = np.where(ROLL_A == ROLL_B, 1.0 / 36.0, 2.0 / 36.0)
+OPENING_P = np.where(ROLL_A == ROLL_B, 0.0, 1.0 / 15.0)
+N_ROLLS = 21
+
+
+@njit(cache=True)
+def equity_inputs(board, flipped, out):
+    """The model's inputs for ``board`` (side on roll's view) into ``out``; ``flipped`` is scratch."""
+    features(board, out[:N_FEATURES])
+    flip(board, flipped)
+    features(flipped, out[N_FEATURES : 2 * N_FEATURES])
+    out[2 * N_FEATURES] = pip_count(board) / 25.0
+    out[2 * N_FEATURES + 1] = pip_count(flipped) / 25.0
+
+
+@njit(cache=True)
+def equity_rows(boards, out):
+    """``equity_inputs`` of every row of ``boards`` into the rows of ``out``."""
+    flipped = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    for i in range(boards.shape[0]):
+        equity_inputs(boards[i], flipped, out[i])
+
+
+@njit(cache=True)
+def equity(board, coef, flipped, x):
+    """``V(board)``: the side on roll's win probability; ``coef`` = intercept, then slopes."""
+    if board[OFF] == N_CHECKERS:
+        return 1.0
+    if board[OPP_OFF] == N_CHECKERS:
+        return 0.0
+    equity_inputs(board, flipped, x)
+    t = coef[0]
+    for i in range(x.shape[0]):
+        t += coef[i + 1] * x[i]
+    return 1.0 / (1.0 + np.exp(-t))
+
+
+@njit(cache=True)
+def _after_turn(board, rules, again, coef, flipped, x, other):
+    """The mover's value once its roll is played: ``V`` if it rolls again, else ``1 - V(flip)``."""
+    if board[OFF] == N_CHECKERS:
+        return 1.0
+    if again:
+        return equity(board, coef, flipped, x)
+    flip(board, other)
+    return 1.0 - equity(other, coef, flipped, x)
+
+
+@njit(cache=True)
+def _bonus_value(work, rules, d, kind, width, weights, choices, ws, uniform, out, sc, coef, flipped, x,
+                 other):
+    """Play the double ``d`` earned by a 1-2 on ``work`` and value the result."""
+    ws, uniform, n, used = play_segment(work, rules, d, d, kind, width, weights, choices, ws, uniform,
+                                        out, sc)
+    again = rules[R_ACEY_DEUCEY_EXTRA_ROLL] != 0 and not (
+        rules[R_BONUS_NEEDS_FULL_USE] != 0 and used < n)
+    return ws, uniform, _after_turn(work, rules, again, coef, flipped, x, other)
+
+
+@njit(cache=True)
+def roll_value(board, rules, die_a, die_b, kind, width, choice_width, weights, coef, choices, ws,
+               uniform, out, sc, work, other, flipped, x):
+    """``W(board, (die_a, die_b))`` for the strategy ``(kind, width, choice_width, weights)``.
+
+    The same steps as ``game.play_game`` takes for one roll.  Returns ``(ws, uniform, W)``.
+    """
+    work[:] = board
+    ws, uniform, n, used = play_segment(work, rules, die_a, die_b, kind, width, weights, choices, ws,
+                                        uniform, out, sc)
+    if work[OFF] == N_CHECKERS:
+        return ws, uniform, 1.0
+    complete = used == n
+    full_use = rules[R_BONUS_NEEDS_FULL_USE] != 0
+    one_two = die_a + die_b == 3 and die_a != die_b
+    if one_two and rules[R_ACEY_DEUCEY] != ACEY_DEUCEY_NONE:
+        if full_use and not complete:
+            return ws, uniform, _after_turn(work, rules, False, coef, flipped, x, other)
+        if rules[R_ACEY_DEUCEY] == ACEY_DEUCEY_ROLL_DIE:
+            total = 0.0
+            played = work.copy()
+            for d in range(1, 7):
+                work[:] = played
+                ws, uniform, v = _bonus_value(work, rules, d, kind, width, weights, choices, ws,
+                                              uniform, out, sc, coef, flipped, x, other)
+                total += v
+            return ws, uniform, total / 6.0
+        ws, d = choose_double(work, rules, kind, choice_width, weights, choices, ws, out, sc)
+        return _bonus_value(work, rules, d, kind, width, weights, choices, ws, uniform, out, sc, coef,
+                            flipped, x, other)
+    again = die_a == die_b and rules[R_DOUBLES_EXTRA_ROLL] != 0 and not (full_use and not complete)
+    return ws, uniform, _after_turn(work, rules, again, coef, flipped, x, other)
+
+
+@njit(cache=True)
+def roll_values(board, rules, kind, width, choice_width, weights, coef, choices, ws, uniform, out,
+                sc, values):
+    """``W(board, r)`` of the 21 rolls into ``values``; returns ``(ws, uniform)``."""
+    work = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    other = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    flipped = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    x = np.empty(N_INPUTS, dtype=np.float64)
+    for r in range(N_ROLLS):
+        ws, uniform, values[r] = roll_value(board, rules, ROLL_A[r], ROLL_B[r], kind, width,
+                                            choice_width, weights, coef, choices, ws, uniform, out,
+                                            sc, work, other, flipped, x)
+    return ws, uniform
+
+
+@njit(cache=True)
+def roll_index(a, b):
+    """The index of roll ``(a, b)`` among the 21 (``ROLL_A``, ``ROLL_B``)."""
+    lo = min(a, b)
+    hi = max(a, b)
+    return (lo - 1) * (14 - lo) // 2 + (hi - lo)
+
+
+# Columns of ``trace_luck``'s rows, one per traced roll.
+L_SIDE, L_V, L_W_ROLL, L_W_MEAN, L_W_AFTER = 0, 1, 2, 3, 4
+LUCK_WIDTH = 5
+
+
+@njit(cache=True)
+def trace_luck(trace, n, winner, rules, kinds, widths, weights, coef, choices, ws, uniform, out, sc,
+               rows, values):
+    """Per-roll values of one traced game (``n`` rows of ``trace``; ``winner`` its seat).
+
+    For roll ``k`` by seat ``s`` in state ``s_k``: ``V(s_k)``, ``W(s_k, r_k)``
+    of the roll that came, the probability-weighted mean of ``W`` over the
+    possible rolls, and the value of the position that actually followed
+    (``V`` of the next state from the mover's side, or the result after the
+    last roll).  ``values`` (n x 21) receives every ``W``.  Returns ``(ws, uniform)``.
+    """
+    board = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    flipped = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    x = np.empty(N_INPUTS, dtype=np.float64)
+    for k in range(n):
+        side = trace[k, T_SIDE]
+        board[:] = trace[k, T_BOARD:]
+        ws, uniform = roll_values(board, rules, kinds[side], widths[side, 0], widths[side, 1],
+                                  weights[side], coef, choices, ws, uniform, out, sc, values[k])
+        p = OPENING_P if trace[k, T_OPENING] else ROLL_P
+        mean = 0.0
+        for r in range(N_ROLLS):
+            mean += p[r] * values[k, r]
+        rows[k, L_SIDE] = side
+        rows[k, L_V] = equity(board, coef, flipped, x)
+        rows[k, L_W_ROLL] = values[k, roll_index(trace[k, T_DIE_A], trace[k, T_DIE_B])]
+        rows[k, L_W_MEAN] = mean
+        if k + 1 < n:
+            board[:] = trace[k + 1, T_BOARD:]
+            v_next = equity(board, coef, flipped, x)
+            rows[k, L_W_AFTER] = v_next if trace[k + 1, T_SIDE] == side else 1.0 - v_next
+        else:
+            rows[k, L_W_AFTER] = 1.0 if winner == side else 0.0
+    return ws, uniform
