@@ -1,0 +1,1 @@
+"""Charts: they take the tables of ``acesim.analysis`` and return matplotlib figures (DESIGN.md)."""

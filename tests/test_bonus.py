@@ -1,0 +1,188 @@
+"""Value of doubles and 1-2 rolls: synthetic records with known answers, then a small real run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from acesim.analysis.bonus import bonus_model, chosen_doubles, side_rows, win_by_difference
+from acesim.errors import AcesimError
+from acesim.games import play_games
+from acesim.plots.bonus import chosen_doubles_chart, win_by_difference_chart
+from acesim.rules import Ruleset
+
+
+def records(n: int, seed: int, win_a) -> pd.DataFrame:
+    """Fake records: Poisson doubles and 1-2s per side; ``win_a(frame, rng)`` says when seat A wins."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "game": np.arange(n),
+            "rules": "synthetic",
+            "first_mover": rng.integers(0, 2, n),
+            "points": rng.integers(1, 4, n),
+            "unfinished": 0,
+            "rolls_a": rng.integers(30, 60, n),
+            "rolls_b": rng.integers(30, 60, n),
+            "doubles_a": rng.poisson(7, n),
+            "doubles_b": rng.poisson(7, n),
+            "one_two_a": rng.poisson(2.5, n),
+            "one_two_b": rng.poisson(2.5, n),
+        }
+    )
+    for d in range(1, 7):
+        df[f"chose_{d}_a"] = 0
+        df[f"chose_{d}_b"] = 0
+    df["winner"] = np.where(win_a(df, rng), 0, 1)
+    return df
+
+
+def more_one_twos_wins(df: pd.DataFrame, rng: np.random.Generator) -> np.ndarray:
+    diff = df.one_two_a - df.one_two_b
+    return np.where(diff != 0, diff > 0, rng.random(len(df)) < 0.5)
+
+
+def coin(df: pd.DataFrame, rng: np.random.Generator) -> np.ndarray:
+    return rng.random(len(df)) < 0.5
+
+
+def row(table: pd.DataFrame, model: str, term: str) -> pd.Series:
+    return table[(table.model == model) & (table.term == term)].iloc[0]
+
+
+def test_side_rows_mirror_each_game():
+    df = records(50, 1, coin)
+    df.loc[3, "unfinished"] = 1
+    df.loc[3, "winner"] = -1
+    rows = side_rows(df)
+    assert len(rows) == 98  # the unfinished game is left out
+    a, b = rows.iloc[0::2].reset_index(drop=True), rows.iloc[1::2].reset_index(drop=True)
+    assert (a.side == "a").all() and (b.side == "b").all()
+    assert (a.row == b.row).all() and (a.game == b.game).all()
+    assert (a.win + b.win == 1).all()
+    assert (a.points == -b.points).all() and (a.points.abs() >= 1).all()
+    assert (a.doubles_diff == -b.doubles_diff).all() and (a.one_two_diff == -b.one_two_diff).all()
+    assert (a.first_mover + b.first_mover == 1).all()
+    done = df[df.unfinished == 0].reset_index(drop=True)
+    assert (a.length == done.rolls_a + done.rolls_b).all()
+    assert (a.doubles_diff == done.doubles_a - done.doubles_b).all()
+    assert (a.win == (done.winner == 0)).all()
+
+
+def test_side_rows_refuses_two_rule_sets_or_no_games():
+    df = records(10, 2, coin)
+    df.loc[0, "rules"] = "other"
+    with pytest.raises(AcesimError, match="one rule set"):
+        side_rows(df)
+    df = records(10, 2, coin).assign(unfinished=1)
+    with pytest.raises(AcesimError, match="no finished games"):
+        side_rows(df)
+
+
+def test_the_side_with_more_one_twos_always_wins():
+    df = records(600, 3, more_one_twos_wins)
+    table = win_by_difference(df, "one_two_diff", clip=3)
+    assert list(table.label) == ["≤−3", "−2", "−1", "0", "1", "2", "≥3"]
+    positive, negative = table[table.bin > 0], table[table.bin < 0]
+    assert (positive.win_rate == 1).all() and (negative.win_rate == 0).all()
+    assert (positive.ci95_low > 0.9).all() and (positive.ci95_high == 1).all()
+    assert (positive.mean_points > 0).all() and (negative.mean_points < 0).all()
+    # every game sits once in bin d and once in -d; bin 0 holds both sides of the ties
+    assert table[table.bin >= 0].games.sum() == 600
+    assert table.set_index("bin").n.loc[1] == table.set_index("bin").n.loc[-1]
+    zero = table[table.bin == 0].iloc[0]
+    assert zero.n == 2 * zero.games and zero.wins == zero.games
+    assert zero.win_rate == 0.5 and zero.ci95_low == zero.ci95_high == 0.5 and zero.mean_points == 0
+    model = bonus_model(df, bootstrap=200, seed=5)
+    one_two = row(model, "win", "one_two_diff")
+    assert one_two.effect_ci95_low > 0 and one_two.effect <= 100
+    assert one_two.coefficient > 0 and one_two.coef_ci95_low > 0
+    assert row(model, "points", "one_two_diff").effect_ci95_low > 0
+
+
+def test_outcomes_independent_of_the_dice_give_effects_covering_zero():
+    df = records(800, 4, coin)
+    model = bonus_model(df, bootstrap=200, seed=6)
+    for m in ("win", "points"):
+        for term in ("doubles_diff", "one_two_diff", "first_mover"):
+            r = row(model, m, term)
+            assert r.effect_ci95_low < 0 < r.effect_ci95_high, (m, term)
+    table = win_by_difference(df, "doubles_diff", clip=4)
+    inner = table[table.bin != 0]
+    assert ((inner.ci95_low < 0.5) & (0.5 < inner.ci95_high)).sum() >= len(inner) - 1
+
+
+def test_a_known_logistic_model_is_recovered():
+    """Seat A wins with probability σ(0.15·Δdoubles + 0.6·Δ1-2): the fit finds both slopes."""
+
+    def known(df, rng):
+        t = 0.15 * (df.doubles_a - df.doubles_b) + 0.6 * (df.one_two_a - df.one_two_b)
+        return rng.random(len(df)) < 1 / (1 + np.exp(-t))
+
+    model = bonus_model(records(2000, 7, known), bootstrap=200, seed=8)
+    for term, truth in (("doubles_diff", 0.15), ("one_two_diff", 0.6)):
+        r = row(model, "win", term)
+        assert r.coef_ci95_low < truth < r.coef_ci95_high, term
+        assert 0 < r.effect_ci95_low < r.effect < r.effect_ci95_high
+    assert row(model, "win", "one_two_diff").effect > row(model, "win", "doubles_diff").effect
+    interaction = row(model, "win", "one_two_diff:length")
+    assert np.isnan(interaction.effect) and interaction.coef_ci95_low < 0 < interaction.coef_ci95_high
+    assert set(model.columns) >= {"effect_unit", "control", "games", "resamples"}
+    assert (model.games == 2000).all() and (model.resamples == 200).all()
+
+
+def test_the_model_is_seeded_and_checks_its_inputs():
+    df = records(200, 9, coin)
+    pd.testing.assert_frame_equal(bonus_model(df, 200, seed=1), bonus_model(df, 200, seed=1))
+    assert not bonus_model(df, 200, seed=1).equals(bonus_model(df, 200, seed=2))
+    with pytest.raises(AcesimError, match="200 resamples"):
+        bonus_model(df, bootstrap=50)
+    with pytest.raises(AcesimError, match="column"):
+        win_by_difference(df, "hits")
+
+
+def test_chosen_doubles_counts_both_sides():
+    df = records(20, 10, coin)
+    df["chose_6_a"] = 3
+    df["chose_1_b"] = 1
+    table = chosen_doubles(df)
+    assert list(table.face) == [1, 2, 3, 4, 5, 6]
+    assert (table.total == 80).all()
+    assert table.set_index("face").share.loc[6] == pytest.approx(0.75)
+    assert table.set_index("face").share.loc[1] == pytest.approx(0.25)
+    assert (table.ci95_low <= table.share).all() and (table.share <= table.ci95_high).all()
+    empty = chosen_doubles(records(5, 11, coin))
+    assert (empty.total == 0).all() and empty.share.isna().all()
+
+
+def _labelled(fig: Figure, name: str) -> None:
+    assert isinstance(fig, Figure)
+    for ax in fig.axes:
+        assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel()
+        legend = ax.get_legend()
+        assert legend is not None and any(name in t.get_text() for t in legend.get_texts())
+
+
+def test_a_real_european_run():
+    df = play_games(Ruleset.preset("european"), 300, 11, "expert", "expert")
+    done = int((df.unfinished == 0).sum())
+    rows = side_rows(df)
+    assert len(rows) == 2 * done
+    tables = {}
+    for column in ("doubles_diff", "one_two_diff"):
+        table = win_by_difference(df, column)
+        assert table[table.bin >= 0].games.sum() == done
+        tables[column] = table
+        _labelled(win_by_difference_chart({"european": table}, column), "european")
+    model = bonus_model(df, bootstrap=200, seed=12)
+    assert len(model) == 10 and model.coefficient.notna().all()
+    # a 1-2 in the European game is worth a chosen double and another roll
+    assert row(model, "win", "one_two_diff").effect > 0
+    chosen = chosen_doubles(df)
+    assert chosen.total.iloc[0] == sum(
+        int(df.loc[df.unfinished == 0, f"chose_{d}_{s}"].sum()) for d in range(1, 7) for s in "ab"
+    )
+    assert chosen.total.iloc[0] > 0
+    _labelled(chosen_doubles_chart({"european": chosen, "synthetic": chosen_doubles(records(30, 1, coin))}), "european")
