@@ -6,6 +6,7 @@ errors (a missing or malformed option) are one line and exit status 2.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -448,6 +449,156 @@ def ladder(
     if out is not None:
         with one_line_errors():
             write_atomically(out, table.to_csv(index=False))
+
+
+# --- analyses and reports --------------------------------------------------------
+
+RulesFileOption = Annotated[
+    Optional[list[Path]],
+    typer.Option("--rules-file", help="A .toml/.json rules file to add to --rules (repeatable)."),
+]
+SweepOption = Annotated[
+    Optional[str],
+    typer.Option("--sweep", help="knob=v1,v2,...: vary one knob over the first rule set of --rules."),
+]
+AnalysisGames = Annotated[
+    int, typer.Option("--games", "-n", help="Games per rule set for the comparison and bonus-roll figures.")
+]
+EquityGames = Annotated[
+    Optional[int], typer.Option("--equity-games", help="Games to fit the equity model on (default from --games).")
+]
+LuckGames = Annotated[
+    Optional[int], typer.Option("--luck-games", help="Games whose every roll is valued (default from --games).")
+]
+LadderGames = Annotated[
+    Optional[int],
+    typer.Option("--ladder-games", help="Games per pairing and seat order in the skill ladder (default from --games)."),
+]
+
+
+def _analysis_rule_sets(rules: str, rules_file: list[Path] | None, rule: list[str] | None, sweep: str | None):
+    from acesim.analysis.compare import parse_sweep, sweep_rulesets
+
+    rule_sets = _rule_sets(rules, rule)
+    for path in rules_file or ():
+        rule_sets += _rule_sets(str(path), rule)
+    if sweep:
+        knob, values = parse_sweep(sweep)
+        rule_sets = sweep_rulesets(rule_sets[0], knob, values)
+    return rule_sets
+
+
+def _analysis(
+    name: str,
+    parts: tuple[str, ...],
+    rules: str,
+    rules_file: list[Path] | None,
+    rule: list[str] | None,
+    sweep: str | None,
+    games: int,
+    strategy: str,
+    equity_games: int | None,
+    luck_games: int | None,
+    ladder_games: int | None,
+    seed: int,
+    workers: int | None,
+    out: Path | None,
+    force: bool,
+) -> None:
+    """The shared body of compare, bonus, luck and report: plan, run, print, write."""
+    from rich.markdown import Markdown
+
+    from acesim import report as R
+    from acesim import simulate as sim
+    from acesim.streams import check_seed
+
+    with one_line_errors():
+        rule_sets = _analysis_rule_sets(rules, rules_file, rule, sweep)
+        if games <= 0:
+            raise AcesimError(f"the number of games must be positive, got {games}")
+        check_seed(seed)
+        defaults = R.report_sizes_from_numbers(games)
+        n_workers = workers if workers is not None else sim.default_workers()
+        if n_workers <= 0:
+            raise AcesimError(f"the number of workers must be positive, got {n_workers}")
+        plan = R.ReportPlan(
+            rulesets=tuple(rule_sets),
+            strategy=strategy,
+            games=games,
+            equity_games=equity_games if equity_games is not None else defaults["equity_games"],
+            luck_games=luck_games if luck_games is not None else defaults["luck_games"],
+            ladder_games=ladder_games if ladder_games is not None else defaults["ladder_games"],
+            seed=seed,
+            parts=parts,
+        )
+        command = [f"acesim {name} --rules {rules}"]
+        command += [f"--rules-file {p}" for p in rules_file or ()] + [f"--rule {r}" for r in rule or ()]
+        command += [f"--sweep {sweep}"] if sweep else []
+        command += [f"--games {plan.games}", f"--strategy {strategy}", f"--equity-games {plan.equity_games}",
+                    f"--luck-games {plan.luck_games}", f"--ladder-games {plan.ladder_games}", f"--seed {seed}"]
+        command += [f"--out {out}"] if out is not None else []
+        plan = dataclasses.replace(plan, command=" ".join(command))
+        plan.check()
+        if out is not None:
+            R.check_output(out, force)
+        done = []
+        results = R.build(
+            plan, n_workers, lambda name: (done.append(name), console.print(f"done: {name}", style="dim", markup=False))
+        )
+        t = R.tables(plan, results)
+        console.print(Markdown("\n".join(R._summary_markdown(plan, results, t))))
+        if out is not None:
+            path = R.write(plan, results, out, force)
+            console.print(f"report, figures (PNG) and tables (CSV) in {out}; open {path}")
+
+
+def _analysis_options(parts: tuple[str, ...], name: str, doc: str, out_required: bool = False):
+    def command(
+        rules: Annotated[
+            str, typer.Option("--rules", "-r", help="Preset names or rules files, comma-separated.")
+        ] = "european,american,navy,backgammon",
+        rules_file: RulesFileOption = None,
+        rule: RuleOverride = None,
+        sweep: SweepOption = None,
+        games: AnalysisGames = 10_000,
+        strategy: Annotated[str, typer.Option("--strategy", help="The strategy both sides play.")] = "expert",
+        equity_games: EquityGames = None,
+        luck_games: LuckGames = None,
+        ladder_games: LadderGames = None,
+        seed: SeedOption = 42,
+        workers: WorkersOption = None,
+        out: Annotated[
+            Optional[Path], typer.Option("--out", "-o", help="Folder for the report, figures and tables.")
+        ] = None,
+        force: Annotated[bool, typer.Option("--force", help="Replace an existing report folder.")] = False,
+    ) -> None:
+        if out_required and out is None:
+            with one_line_errors():
+                raise AcesimError("report needs --out FOLDER")
+        _analysis(name, parts, rules, rules_file, rule, sweep, games, strategy, equity_games, luck_games,
+                  ladder_games, seed, workers, out, force)
+
+    command.__doc__ = doc
+    app.command(name)(command)
+
+
+_analysis_options(
+    ("compare",), "compare",
+    "Compare rule sets on common dice: first-mover advantage, game length, forfeits, paired differences.",
+)
+_analysis_options(
+    ("bonus",), "bonus",
+    "Value the bonus rolls: win rate by lead in doubles and 1-2s, a logistic model, the value of each roll.",
+)
+_analysis_options(
+    ("luck",), "luck",
+    "Measure the luck factor: per-roll luck, the skill ladder (Elo) and relative skill.",
+)
+_analysis_options(
+    ("compare", "bonus", "luck"), "report",
+    "Run every analysis and write a self-contained HTML and Markdown report with PNG charts and CSV tables.",
+    out_required=True,
+)
 
 
 # --- benchmarks ---------------------------------------------------------------

@@ -297,3 +297,54 @@ def chosen_doubles(df: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(out)
+
+
+def chosen_doubles_by_phase(rolls: pd.DataFrame) -> pd.DataFrame:
+    """The double played after each 1-2, by the game phase the 1-2 was rolled in.
+
+    ``rolls`` is ``analysis.luck.trace_luck``'s per-roll table (its ``phase``
+    and ``bonus_double`` columns).  Columns: ``phase``, ``face``, ``chosen``,
+    ``total`` (1-2 bonuses played in that phase), ``share``, ``ci95_low``,
+    ``ci95_high`` (Wilson; choices within a game are not independent).
+    """
+    bonus = rolls[(rolls["bonus_double"] > 0)]
+    out = []
+    for phase, group in bonus.groupby("phase", sort=False):
+        total = len(group)
+        for face in FACES:
+            chosen = int((group["bonus_double"] == face).sum())
+            low, high = wilson(chosen, total)
+            out.append(
+                {"phase": phase, "face": face, "chosen": chosen, "total": total,
+                 "share": chosen / total, "ci95_low": low, "ci95_high": high}
+            )
+    return pd.DataFrame(out, columns=["phase", "face", "chosen", "total", "share", "ci95_low", "ci95_high"])
+
+
+def roll_values(rolls: pd.DataFrame) -> pd.DataFrame:
+    """The equity value of each of the 21 rolls (STATISTICS.md): its mean gain over the average roll.
+
+    For roll ``r`` the value is the mean over the traced states of ``W(s, r) -
+    sum_r' p(r') W(s, r')`` (``rolls`` from ``analysis.luck.trace_luck``;
+    opening states are left out, their dice cannot be doubles).  The interval
+    resamples nothing: it is mean ± 1.96 sd / sqrt(n) over states, which
+    treats the states of a game as independent and is therefore a little narrow.
+    Columns: ``die_1``, ``die_2`` (die_1 <= die_2), ``value``, ``ci95_low``,
+    ``ci95_high``, ``states``, ``win_probability`` (the mean W itself).
+    """
+    states = rolls[~rolls["opening"]]
+    n = len(states)
+    if n < 2:
+        raise AcesimError(f"roll values need at least 2 traced states, got {n}")
+    out = []
+    for a in FACES:
+        for b in FACES:
+            if b < a:
+                continue
+            gain = (states[f"w_{a}{b}"] - states["w_mean"]).to_numpy()
+            mean, low, high = mean_ci(n, float(gain.sum()), float((gain**2).sum()))
+            out.append(
+                {"die_1": a, "die_2": b, "value": mean, "ci95_low": low, "ci95_high": high,
+                 "states": n, "win_probability": float(states[f"w_{a}{b}"].mean())}
+            )
+    return pd.DataFrame(out)

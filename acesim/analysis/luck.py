@@ -28,6 +28,7 @@ from acesim.errors import AcesimError
 from acesim.games import _strategy
 from acesim.kernels import game as K
 from acesim.kernels import luck as LK
+from acesim.kernels.layout import BAR, HOME_TOP, N_POINTS, OPP_BAR, OPP_WAITING, WAITING
 from acesim.kernels.plays import new_workspace
 from acesim.kernels.strategy import RANDOM, new_scratch
 from acesim.kernels.uniform import new_uniform_scratch
@@ -83,6 +84,8 @@ def trace_luck(
             "die_a": traces.rolls[:, K.T_DIE_A],
             "die_b": traces.rolls[:, K.T_DIE_B],
             "opening": traces.rolls[:, K.T_OPENING].astype(bool),
+            "bonus_double": traces.rolls[:, K.T_BONUS_DOUBLE],
+            "phase": phases(traces.rolls[:, K.T_BOARD :]),
             "v": rows[:, LK.L_V],
             "w_roll": rows[:, LK.L_W_ROLL],
             "w_mean": rows[:, LK.L_W_MEAN],
@@ -93,6 +96,28 @@ def trace_luck(
     for r in range(LK.N_ROLLS):
         rolls[f"w_{LK.ROLL_A[r]}{LK.ROLL_B[r]}"] = values[:, r]
     return rolls, game_luck(rolls, traces)
+
+
+PHASES = ("entering", "contact", "race", "bear-off")
+
+
+def phases(boards: np.ndarray) -> np.ndarray:
+    """The game phase of each board, for the side on roll.
+
+    ``entering`` while it still has checkers waiting to enter; ``contact``
+    while one of its checkers still has an opposing checker ahead of it;
+    ``race`` after that until all its checkers are home; then ``bear-off``.
+    """
+    points = boards[:, :N_POINTS]
+    index = np.arange(1, N_POINTS + 1)
+    outside = boards[:, BAR] + boards[:, WAITING]
+    mine_back = np.where(outside > 0, N_POINTS + 1, np.where(points > 0, index, 0).max(axis=1))
+    opp_present = np.where(points < 0, index, N_POINTS + 1).min(axis=1)
+    opp_back = np.where(boards[:, OPP_BAR] + boards[:, OPP_WAITING] > 0, 0, opp_present)
+    home = (outside == 0) & (np.where(points > 0, index, 0).max(axis=1) <= HOME_TOP)
+    phase = np.where(home, 3, np.where(mine_back > opp_back, 1, 2))
+    phase = np.where(boards[:, WAITING] > 0, 0, phase)
+    return np.array(PHASES)[phase]
 
 
 def game_luck(rolls: pd.DataFrame, traces: Traces) -> pd.DataFrame:

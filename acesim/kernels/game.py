@@ -89,9 +89,10 @@ assert RECORD_COLUMNS[CHOSE_1 + 2 * 5 + 1] == "chose_6_b"
 
 # A game's trace (for the equity model and per-roll luck): one row per two-dice
 # roll, in order: the seat that rolled, the dice, whether they were the opening
-# dice (opening = use: never a double), the die of a roll-die bonus (else 0),
-# then the board before the roll from the roller's view.
-T_SIDE, T_DIE_A, T_DIE_B, T_OPENING, T_BONUS_DIE, T_BOARD = 0, 1, 2, 3, 4, 5
+# dice (opening = use: never a double), the double played after a 1-2 (chosen,
+# or rolled under roll-die; else 0), then the board before the roll from the
+# roller's view.
+T_SIDE, T_DIE_A, T_DIE_B, T_OPENING, T_BONUS_DOUBLE, T_BOARD = 0, 1, 2, 3, 4, 5
 TRACE_WIDTH = T_BOARD + BOARD_SIZE
 
 
@@ -188,7 +189,7 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
             if traced < trace.shape[0]:
                 row = trace[traced]
                 row[T_SIDE], row[T_DIE_A], row[T_DIE_B] = side, die_a, die_b
-                row[T_OPENING], row[T_BONUS_DIE] = opening, 0
+                row[T_OPENING], row[T_BONUS_DOUBLE] = opening, 0
                 row[T_BOARD:] = board
             if trace.shape[0] > 0:
                 traced += 1
@@ -217,8 +218,6 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                 before[:] = board
                 if acey_deucey == ACEY_DEUCEY_ROLL_DIE:
                     chosen = die(dice)
-                    if 0 < traced <= trace.shape[0]:
-                        trace[traced - 1, T_BONUS_DIE] = chosen
                     ws, uniform, n, used = play_segment(
                         board, rules, chosen, chosen, kind, width, w, choices, ws, uniform, out, sc
                     )
@@ -228,6 +227,8 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                         board, rules, chosen, chosen, kind, width, w, choices, ws, uniform, out, sc
                     )
                 record[CHOSE_1 + 2 * (chosen - 1) + side] += 1
+                if 0 < traced <= trace.shape[0]:
+                    trace[traced - 1, T_BONUS_DOUBLE] = chosen
                 _count_segment(board, before, n, used, record, side, turn_number)
                 if board[OFF] == N_CHECKERS:
                     game_over = True

@@ -1,0 +1,100 @@
+"""Charts of the equity model and the luck factor: one panel or series per rule set."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from acesim.errors import AcesimError
+from acesim.plots.bonus import _figure
+
+FACES = range(1, 7)
+
+
+def _check(tables: dict) -> None:
+    if not tables:
+        raise AcesimError("a chart needs at least one rule set's table")
+
+
+def calibration_chart(bins: dict[str, pd.DataFrame]) -> Figure:
+    """Predicted vs observed win rate on held-out positions, ten bins, per rule set."""
+    _check(bins)
+    fig, (ax,) = _figure(6.0, 5.0)
+    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="perfect calibration")
+    for name, table in bins.items():
+        err = np.clip(np.vstack([table["observed"] - table["observed_low"],
+                                 table["observed_high"] - table["observed"]]), 0, None)
+        ax.errorbar(table["predicted"], table["observed"], yerr=err, marker="o", capsize=3,
+                    label=f"{name} (n = {int(table['n'].sum()):,} positions)")
+    ax.set_xlabel("predicted win probability of the side on roll")
+    ax.set_ylabel("observed win rate (95% CI)")
+    ax.set_title("Equity model calibration on held-out games")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.legend(title="rule set", fontsize=8)
+    return fig
+
+
+def roll_value_chart(values: dict[str, pd.DataFrame]) -> Figure:
+    """Heat maps: the equity value of each roll (percentage points of win probability) per rule set."""
+    _check(values)
+    fig, axes = _figure(4.2 * len(values), 4.2, ncols=len(values))
+    limit = max(float(np.abs(t["value"]).max()) for t in values.values()) * 100
+    image = None
+    for ax, (name, table) in zip(axes, values.items()):
+        grid = np.zeros((6, 6))
+        for row in table.itertuples():
+            grid[row.die_1 - 1, row.die_2 - 1] = grid[row.die_2 - 1, row.die_1 - 1] = row.value * 100
+        image = ax.imshow(grid, cmap="RdBu", vmin=-limit, vmax=limit, origin="lower")
+        for i in range(6):
+            for j in range(6):
+                ax.text(j, i, f"{grid[i, j]:+.1f}", ha="center", va="center", fontsize=7)
+        ax.set_xticks(range(6), [str(d) for d in FACES])
+        ax.set_yticks(range(6), [str(d) for d in FACES])
+        ax.set_xlabel("die (face)")
+        ax.set_ylabel("other die (face)")
+        ax.set_title(f"{name} (n = {int(table['states'].iloc[0]):,} states)", fontsize=9)
+    fig.colorbar(image, ax=axes, label="value of the roll (percentage points of win probability)")
+    fig.suptitle("Equity value of each roll over the average roll")
+    return fig
+
+
+def luck_chart(games: dict[str, pd.DataFrame]) -> Figure:
+    """Seat A's win rate by its net luck (binned), per rule set: how far luck decides games."""
+    _check(games)
+    fig, (ax,) = _figure(6.5, 4.5)
+    edges = np.linspace(-1.5, 1.5, 13)
+    centres = (edges[:-1] + edges[1:]) / 2
+    for name, table in games.items():
+        which = np.clip(np.digitize(table["net_luck"], edges) - 1, 0, len(centres) - 1)
+        rate = pd.Series(table["result_a"].to_numpy()).groupby(which).mean()
+        count = pd.Series(which).value_counts()
+        keep = count.reindex(rate.index) >= 5
+        ax.plot(centres[rate.index[keep]], rate[keep], marker="o", label=f"{name} (n = {len(table):,} games)")
+    ax.axhline(0.5, color="grey", linewidth=1, linestyle="--")
+    ax.set_xlabel("net luck of seat A (win probability gained from the dice)")
+    ax.set_ylabel("seat A win rate")
+    ax.set_title("Games against net luck (bins with at least 5 games)")
+    ax.legend(title="rule set", fontsize=8)
+    return fig
+
+
+def phase_choice_chart(tables: dict[str, pd.DataFrame]) -> Figure:
+    """Share of each double taken after a 1-2, by game phase, one panel per rule set."""
+    _check(tables)
+    fig, axes = _figure(4.5 * len(tables), 4.0, ncols=len(tables))
+    for ax, (name, table) in zip(axes, tables.items()):
+        phases = list(dict.fromkeys(table["phase"]))
+        width = 0.8 / max(len(phases), 1)
+        for k, phase in enumerate(phases):
+            part = table[table["phase"] == phase]
+            err = np.clip(np.vstack([part["share"] - part["ci95_low"], part["ci95_high"] - part["share"]]), 0, None)
+            ax.bar(part["face"] + (k - (len(phases) - 1) / 2) * width, part["share"], width, yerr=err,
+                   capsize=2, label=f"{phase} (n = {int(part['total'].iloc[0]):,})")
+        ax.set_xlabel("double taken after a 1-2 (face)")
+        ax.set_ylabel("share of 1-2 bonuses (95% CI)")
+        ax.set_title(name, fontsize=9)
+        ax.legend(title="phase", fontsize=7)
+    fig.suptitle("Which double after a 1-2, by game phase")
+    return fig

@@ -1,0 +1,100 @@
+"""The report and the analysis commands: what they promise is in the files, bad input is one line."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from acesim.cli import app
+
+runner = CliRunner()
+SMALL = ["--games", "150", "--equity-games", "60", "--luck-games", "6", "--ladder-games", "4", "--workers", "1"]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("r") / "report"
+    result = runner.invoke(app, ["report", "--rules", "european,backgammon", "--seed", "9", "--out", str(out), *SMALL])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_report_has_every_chart_and_table(report):
+    meta = json.loads((report / "report.json").read_text())
+    expected_figures = {
+        "first_mover", "points", "length_rolls", "length_turns", "paired_differences", "win_by_doubles_diff",
+        "win_by_one_two_diff", "roll_values", "chosen_by_phase", "calibration", "luck", "elo",
+    }
+    assert set(meta["figures"]) == expected_figures
+    html = (report / "report.html").read_text()
+    markdown = (report / "report.md").read_text()
+    assert len(re.findall(r'<img alt="[^"]+" src="data:image/png;base64,', html)) == len(expected_figures)
+    for name in expected_figures:
+        assert (report / "figures" / f"{name}.png").stat().st_size > 1000
+        assert f"figures/{name}.png" in markdown
+    for name in meta["tables"]:
+        assert (report / "tables" / f"{name}.csv").stat().st_size > 0
+    assert {"comparison", "paired_differences", "bonus_model", "roll_values", "luck", "elo",
+            "relative_skill", "calibration", "rules"} <= set(meta["tables"])
+    # the reproducing command and seed, the formulas, the knob tables
+    assert "`acesim report --rules european,backgammon --games 150 --strategy expert --equity-games 60 " \
+        "--luck-games 6 --ladder-games 4 --seed 9 --out" in markdown
+    assert "net luck N = L_A - L_B" in html and "home_after_all_in" in html
+    assert meta["rules"]["backgammon"]["start"] == "backgammon"
+
+
+def test_report_is_reproducible(report, tmp_path):
+    out = tmp_path / "again"
+    args = ["report", "--rules", "european,backgammon", "--seed", "9", "--out", str(out), *SMALL]
+    assert runner.invoke(app, args).exit_code == 0
+    for name in ("comparison", "luck", "roll_values", "elo"):
+        assert (out / "tables" / f"{name}.csv").read_text() == (report / "tables" / f"{name}.csv").read_text()
+
+
+def test_existing_output_needs_force_and_must_be_a_report(report, tmp_path):
+    args = ["report", "--rules", "navy", "--out", str(report), *SMALL]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1 and "already exists" in result.output
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "mine.txt").write_text("keep me")
+    result = runner.invoke(app, ["report", "--rules", "navy", "--out", str(other), "--force", *SMALL])
+    assert result.exit_code == 1 and "not an acesim report" in result.output
+    assert (other / "mine.txt").read_text() == "keep me"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["compare", "--games", "0"], "must be positive"),
+        (["compare", "--rules", "nope"], "unknown rules 'nope'"),
+        (["compare", "--sweep", "doubles_extra_roll"], "knob=value1,value2"),
+        (["compare", "--sweep", "bogus=1,2"], "unknown rule knob 'bogus'"),
+        (["luck", "--strategy", "random", "--games", "10"], "not deterministic"),
+        (["bonus", "--games", "10", "--seed", "-1"], "seed"),
+        (["luck", "--games", "10", "--luck-games", "0"], "--luck-games must be positive"),
+        (["report", "--games", "10"], "needs --out"),
+        (["compare", "--workers", "0", "--games", "10"], "workers must be positive"),
+    ],
+)
+def test_bad_input_is_one_line(args, message, tmp_path):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.output
+
+
+def test_compare_sweep_prints_paired_differences(tmp_path):
+    out = tmp_path / "sweep"
+    result = runner.invoke(
+        app, ["compare", "--rules", "european", "--sweep", "doubles_extra_roll=true,false", "--games", "120",
+              "--strategy", "racer", "--workers", "1", "--out", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    assert "european[doubles_extra_roll=false]" in result.output and "Paired differences" in result.output
+    meta = json.loads((out / "report.json").read_text())
+    assert meta["parts"] == ["compare"] and "paired_differences" in meta["figures"]
+    assert not (out / "figures" / "elo.png").exists()
