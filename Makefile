@@ -17,11 +17,13 @@ $(STAMP): pyproject.toml
 test: $(STAMP)
 	$(BIN)/python -m pytest -q tests
 
-# The main job: every preset, expert against expert, on common dice (about a
-# minute on two cores); records and summaries land in results/presets.
+# The main job: the analysis report for the four presets, expert against expert
+# on common dice (about 5 minutes on two cores), into results/report (HTML,
+# Markdown, PNG charts, CSV tables).
 run: $(STAMP)
-	$(BIN)/acesim simulate --rules european,american,navy,backgammon --games 20000 \
-		--strategy expert --vs expert --seed 42 --out results/presets --force
+	$(BIN)/acesim report --rules european,american,navy,backgammon --games 30000 \
+		--equity-games 4000 --luck-games 600 --ladder-games 400 --strategy expert \
+		--seed 42 --out results/report --force
 
 bench: $(STAMP)
 	$(BIN)/acesim bench moves --markdown

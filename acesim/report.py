@@ -339,9 +339,9 @@ def _luck_lines(plan: ReportPlan, t: dict[str, pd.DataFrame], results: list[Rule
     lk = t["luck"]
     lines = ["Luck factor, three ways:", "",
               "| rule set | luck games | luckier side won [95% CI] | R² of result on net luck [95% CI] | "
-              "sd of net luck | equity model Brier (constant) | skill spread Elo(best) − Elo(random) [95% CI] | "
+              "sd of net luck | luck-adjusted result of seat A, mean [95% CI] (sd) | equity model Brier (constant) | skill spread Elo(best) − Elo(random) [95% CI] | "
               f"{plan.strategy} vs random [95% CI] | relative skill RS |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "|---|---|---|---|---|---|---|---|---|---|"]
     rs = t["relative_skill"].set_index("rules")
     for r, row in zip(results, lk.itertuples()):
         elo = r.elo.set_index("strategy")
@@ -351,6 +351,8 @@ def _luck_lines(plan: ReportPlan, t: dict[str, pd.DataFrame], results: list[Rule
         lines.append(
             f"| {row.rules} | {row.games:,} | {_ci(row.luckier_side_won, row.luckier_side_won_low, row.luckier_side_won_high)} | "
             f"{_ci(row.r2_result_on_net_luck, row.r2_low, row.r2_high)} | {row.net_luck_sd:.3f} | "
+            f"{_ci(row.luck_adjusted_a_mean, row.luck_adjusted_a_low, row.luck_adjusted_a_high)} "
+            f"({row.luck_adjusted_a_sd:.3f}) | "
             f"{row.brier:.4f} ({row.brier_constant:.4f}) | {spread} | "
             f"{_ci(s['win_rate_vs_random'], s['win_low'], s['win_high'])} (n = {int(s['games']):,}) | "
             f"{_ci(s['relative_skill'], s['rs_low'], s['rs_high'])} |"
