@@ -340,28 +340,54 @@ def _fmt(x) -> str:
     return f"{x:.4f}" if abs(x) < 10 else f"{x:.2f}"
 
 
+SchedulerOption = Annotated[
+    Optional[str],
+    typer.Option("--scheduler", help="Run the chunks on Dask: tcp://HOST:PORT (a running scheduler) or local:N."),
+]
+
+
+def _out_target(out: str | None) -> tuple[Path | None, bool]:
+    """``--out`` as a folder, and whether it names storage every worker shares (a file:// URL)."""
+    if out is None:
+        return None, False
+    if out.startswith("file://"):
+        return Path(out[len("file://"):]), True
+    if "://" in out:
+        raise AcesimError(f"--out {out!r}: only local folders and file:// URLs (a filesystem all workers mount)")
+    return Path(out), False
+
+
 @app.command("simulate")
 def simulate(
     rules: Annotated[
-        str, typer.Option("--rules", "-r", help="Preset names or rules files, comma-separated.")
-    ] = "european",
+        Optional[str], typer.Option("--rules", "-r", help="Preset names or rules files, comma-separated [european].")
+    ] = None,
     rule: RuleOverride = None,
-    games: Annotated[int, typer.Option("--games", "-n", help="Games per rule set.")] = 10_000,
-    strategy: Annotated[str, typer.Option("--strategy", help="Seat A's strategy.")] = "expert",
-    vs: Annotated[str, typer.Option("--vs", help="Seat B's strategy.")] = "expert",
+    games: Annotated[Optional[int], typer.Option("--games", "-n", help="Games per rule set [10000].")] = None,
+    strategy: Annotated[Optional[str], typer.Option("--strategy", help="Seat A's strategy [expert].")] = None,
+    vs: Annotated[Optional[str], typer.Option("--vs", help="Seat B's strategy [expert].")] = None,
     strategies_file: Annotated[
         Optional[Path], typer.Option("--strategies-file", help="Weights file instead of the built-in one.")
     ] = None,
-    seed: SeedOption = 42,
+    seed: Annotated[
+        Optional[int], typer.Option("--seed", help="Root seed; the same seed gives the same records [42].")
+    ] = None,
     workers: WorkersOption = None,
     chunk_size: Annotated[
         Optional[int], typer.Option("--chunk-size", help="Games per chunk (records do not depend on it).")
     ] = None,
-    turn_cap: Annotated[int, typer.Option("--turn-cap", help="Turns after which a game ends unfinished.")] = 10_000,
+    turn_cap: Annotated[
+        Optional[int], typer.Option("--turn-cap", help="Turns after which a game ends unfinished [10000].")
+    ] = None,
     out: Annotated[
-        Optional[Path], typer.Option("--out", "-o", help="Folder for records (Parquet) and summaries.")
+        Optional[str],
+        typer.Option("--out", "-o", help="Folder (or file:// URL all Dask workers reach) for records and summaries."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
+    resume: Annotated[
+        Optional[Path], typer.Option("--resume", help="Finish the interrupted run in this folder (its plan.json).")
+    ] = None,
+    scheduler: SchedulerOption = None,
     progress: ProgressOption = True,
 ) -> None:
     """Play many games and summarise them (records as chunked Parquet under --out)."""
@@ -369,20 +395,54 @@ def simulate(
     from acesim.strategies import load_strategy
 
     with one_line_errors():
-        rule_sets = _rule_sets(rules, rule)
-        a = load_strategy(strategy, strategies_file)
-        b = load_strategy(vs, strategies_file)
         n_workers = workers if workers is not None else sim.default_workers()
         if n_workers <= 0:
             raise AcesimError(f"the number of workers must be positive, got {n_workers}")
-        plan = sim.make_plan(rule_sets, a, b, games, seed, chunk_size, n_workers, turn_cap)
-        if out is not None:
-            sim.prepare_output(out, force)
-        with _progress_bar(games * len(rule_sets), "games", progress) as advance:
-            summaries = sim.run(plan, out, n_workers, advance)
+        if scheduler is not None:
+            from acesim.cluster import check_scheduler
+
+            check_scheduler(scheduler)
+        if resume is not None:
+            if out is not None or force:
+                raise AcesimError("--resume continues the run in its own folder; drop --out and --force")
+            target, shared = resume, False
+            plan = sim.load_plan(resume)
+            given = dict(rules=rules, rule=rule, games=games, strategy=strategy, vs=vs, seed=seed,
+                         chunk_size=chunk_size, turn_cap=turn_cap, strategies_file=strategies_file)
+            if any(v is not None for v in given.values()):
+                asked = sim.make_plan(
+                    _rule_sets(rules, rule) if rules or rule else list(plan.rules),
+                    load_strategy(strategy, strategies_file) if strategy or strategies_file else plan.strategy_a,
+                    load_strategy(vs, strategies_file) if vs or strategies_file else plan.strategy_b,
+                    games if games is not None else plan.games,
+                    seed if seed is not None else plan.seed,
+                    chunk_size if chunk_size is not None else plan.chunk_size,
+                    n_workers,
+                    turn_cap if turn_cap is not None else plan.turn_cap,
+                )
+                difference = sim.same_plan(plan, asked)
+                if difference:
+                    raise AcesimError(f"refusing to resume {resume}: its plan has a different {difference}")
+        else:
+            target, shared = _out_target(out)
+            plan = sim.make_plan(
+                _rule_sets(rules or "european", rule),
+                load_strategy(strategy or "expert", strategies_file),
+                load_strategy(vs or "expert", strategies_file),
+                games if games is not None else 10_000,
+                seed if seed is not None else 42,
+                chunk_size,
+                n_workers,
+                turn_cap if turn_cap is not None else 10_000,
+            )
+            if target is not None:
+                sim.prepare_output(target, force)
+        with _progress_bar(plan.games * len(plan.rules), "games", progress) as advance:
+            summaries = sim.run(plan, target, n_workers, advance, resume=resume is not None,
+                                scheduler=scheduler, shared_out=shared)
     console.print(_summary_table(summaries))
-    if out is not None:
-        console.print(f"records and summaries in {out}")
+    if target is not None:
+        console.print(f"records and summaries in {target}")
 
 
 @app.command("ladder")

@@ -27,7 +27,7 @@ import pandas as pd
 
 from acesim import __version__
 from acesim.errors import AcesimError
-from acesim.games import DEFAULT_TURN_CAP, play_records, records_frame
+from acesim.games import COLUMNS, DEFAULT_TURN_CAP, play_records, records_frame
 from acesim.rules import RULES_VERSION, Ruleset
 from acesim.streams import check_seed
 from acesim.strategies import Strategy
@@ -64,12 +64,72 @@ class Plan:
             "rules": {r.name: r.knobs() for r in self.rules},
             "strategy_a": self.strategy_a.spec,
             "strategy_b": self.strategy_b.spec,
+            "strategies": {"a": _strategy_doc(self.strategy_a), "b": _strategy_doc(self.strategy_b)},
             "games": self.games,
             "seed": self.seed,
             "chunk_size": self.chunk_size,
+            "chunks": len(self.chunks()),
             "turn_cap": self.turn_cap,
             "streams": "game g: block key SeedSequence(seed).spawn(...)[g // 256], then SplitMix64(g)",
         }
+
+
+def _strategy_doc(s: Strategy) -> dict:
+    """A strategy in full (its weights too), so a resumed run plays exactly as the first."""
+    return {"spec": s.spec, "kind": s.kind, "width": s.width, "choice_width": s.choice_width,
+            "weights": list(s.weights), "description": s.description}
+
+
+def plan_from_description(doc: dict, where: str = "plan.json") -> Plan:
+    """The plan a ``plan.json`` describes; refused if this acesim would play it differently."""
+    try:
+        if doc["acesim_version"] != __version__ or doc["rules_version"] != RULES_VERSION:
+            raise AcesimError(
+                f"{where} was written by acesim {doc['acesim_version']} (rules version "
+                f"{doc['rules_version']}); this is acesim {__version__} (rules version {RULES_VERSION}), "
+                "whose records may differ: start a new run"
+            )
+        rules = tuple(Ruleset(**knobs, name=name) for name, knobs in doc["rules"].items())
+        a, b = (
+            Strategy(d["spec"], int(d["kind"]), int(d["width"]), tuple(float(w) for w in d["weights"]),
+                     choice_width=int(d["choice_width"]), description=str(d.get("description", "")))
+            for d in (doc["strategies"]["a"], doc["strategies"]["b"])
+        )
+        plan = Plan(rules, a, b, int(doc["games"]), int(doc["seed"]), int(doc["chunk_size"]), int(doc["turn_cap"]))
+    except AcesimError:
+        raise
+    except (KeyError, TypeError, ValueError) as error:
+        raise AcesimError(f"{where} is not a complete acesim plan ({error!r} is missing or malformed)") from None
+    if plan.describe() != {**doc, "streams": plan.describe()["streams"]}:
+        raise AcesimError(f"{where} does not describe a consistent plan")
+    return plan
+
+
+def load_plan(out: Path) -> Plan:
+    """The plan of the run in folder ``out`` (for ``--resume``)."""
+    path = Path(out) / PLAN_FILE
+    if not Path(out).is_dir():
+        raise AcesimError(f"cannot resume {out}: no such folder")
+    try:
+        doc = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise AcesimError(f"cannot resume {out}: it has no {PLAN_FILE}, so it is not an acesim run") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise AcesimError(f"cannot resume {out}: {PLAN_FILE} is unreadable ({error})") from None
+    if not isinstance(doc, dict):
+        raise AcesimError(f"cannot resume {out}: {PLAN_FILE} is not a plan")
+    return plan_from_description(doc, str(path))
+
+
+def same_plan(old: Plan, new: Plan) -> str | None:
+    """``None`` if ``new`` would give the same records as ``old``, else the first difference."""
+    a, b = old.describe(), new.describe()
+    names = {"rules": "rule sets", "strategies": "strategies", "games": "number of games", "seed": "seed",
+             "chunk_size": "chunk size", "turn_cap": "turn cap"}
+    for key, name in names.items():
+        if a[key] != b[key]:
+            return name
+    return None
 
 
 def default_chunk_size(games: int, workers: int) -> int:
@@ -189,19 +249,49 @@ def read_records(folder: Path) -> pd.DataFrame:
     return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True).sort_values("game", ignore_index=True)
 
 
+def valid_chunk(path: Path, plan: Plan, ruleset: Ruleset, first_game: int, n_games: int) -> pd.DataFrame | None:
+    """The chunk's records if ``path`` holds exactly them (readable, the right games), else ``None``.
+
+    A truncated or corrupted file fails to read; a file from another plan has
+    other games, seed or rules.  Either way the chunk is played again.
+    """
+    if not path.is_file():
+        return None
+    try:
+        frame = pd.read_parquet(path)
+    except Exception:  # pyarrow raises several types for damaged files
+        return None
+    games = frame["game"].to_numpy() if "game" in frame else None
+    if (
+        games is None
+        or len(frame) != n_games
+        or not (games == range(first_game, first_game + n_games)).all()
+        or not (frame["seed"] == plan.seed).all()
+        or not (frame["rules"].astype(str) == ruleset.name).all()
+        or list(frame.columns) != list(COLUMNS)
+    ):
+        return None
+    return frame
+
+
 # --- running --------------------------------------------------------------------------
 
 
 def run_chunk(plan: Plan, rules_index: int, first_game: int, n_games: int, out: Path | None) -> dict:
     """Play one chunk; write its Parquet file when ``out`` is given; return its partial sums."""
+    frame = chunk_frame(plan, rules_index, first_game, n_games)
+    if out is not None:
+        write_parquet(frame, chunk_path(rules_folder(out, plan, plan.rules[rules_index]), first_game, plan))
+    return partial(frame)
+
+
+def chunk_frame(plan: Plan, rules_index: int, first_game: int, n_games: int) -> pd.DataFrame:
+    """The records of one chunk, as a DataFrame."""
     ruleset = plan.rules[rules_index]
     records = play_records(
         ruleset, plan.strategy_a, plan.strategy_b, plan.seed, first_game, n_games, plan.turn_cap
     )
-    frame = records_frame(records, ruleset, plan.strategy_a, plan.strategy_b, plan.seed, first_game)
-    if out is not None:
-        write_parquet(frame, chunk_path(rules_folder(out, plan, ruleset), first_game, plan))
-    return partial(frame)
+    return records_frame(records, ruleset, plan.strategy_a, plan.strategy_b, plan.seed, first_game)
 
 
 def _init_worker() -> None:
@@ -236,24 +326,47 @@ def run(
     out: Path | None = None,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    resume: bool = False,
+    scheduler: str | None = None,
+    timings: list | None = None,
+    shared_out: bool = False,
 ) -> list[dict]:
     """Run ``plan``; return one summary document per rule set (also written under ``out``).
 
     ``progress(n)`` is called with the number of games of each finished chunk.
     On Ctrl-C or SIGTERM the workers are killed, temporary files are removed,
     the complete chunk files stay, no summary is written, and
-    ``KeyboardInterrupt`` is raised.
+    ``KeyboardInterrupt`` is raised.  With ``resume`` the chunks whose files
+    under ``out`` are complete and belong to this plan are read, not played.
+    ``scheduler`` sends the chunks to a Dask cluster (``acesim.cluster``);
+    ``timings`` then receives ``(worker pid, seconds)`` per chunk played.
     """
     if workers <= 0:
         raise AcesimError(f"the number of workers must be positive, got {workers}")
     out = Path(out) if out is not None else None
     tasks = [(i, first, n) for i in range(len(plan.rules)) for first, n in plan.chunks()]
+    partials: dict[tuple[int, int], dict] = {}
     if out is not None:
         _write_json(out / PLAN_FILE, plan.describe())
         for ruleset in plan.rules:
             (rules_folder(out, plan, ruleset) / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
-    partials: dict[tuple[int, int], dict] = {}
-    pooled = workers > 1 and len(tasks) > 1
+        for stale in out.rglob(f"*{PARTIAL_SUFFIX}"):
+            stale.unlink(missing_ok=True)
+    if resume and out is not None:
+        missing = []
+        for task in tasks:
+            i, first, n = task
+            path = chunk_path(rules_folder(out, plan, plan.rules[i]), first, plan)
+            frame = valid_chunk(path, plan, plan.rules[i], first, n)
+            if frame is None:
+                path.unlink(missing_ok=True)
+                missing.append(task)
+            else:
+                partials[(i, first)] = partial(frame)
+                if progress:
+                    progress(n)
+        tasks = missing
+    pooled = (workers > 1 and len(tasks) > 1) or scheduler is not None
     stop = _Stop()
     # In-process chunks are jitted code that a flag cannot interrupt: there a
     # signal raises as soon as the chunk returns.  With workers the parent only
@@ -261,7 +374,11 @@ def run(
     handler = stop if pooled else _raise_interrupt
     previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        if pooled:
+        if scheduler is not None:
+            from acesim.cluster import run_on_cluster
+
+            run_on_cluster(plan, tasks, out, scheduler, progress, partials, stop, timings, shared_out)
+        elif pooled:
             _run_pool(plan, tasks, out, workers, progress, partials, stop)
         else:
             for task in tasks:
