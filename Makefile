@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(BIN)/acesim bench moves --markdown
 	$(BIN)/acesim bench games --markdown
 	$(BIN)/acesim bench simulate --rules european --strategy expert --games 100000
+	$(BIN)/acesim bench cluster --rules backgammon --strategy expert --games 40000 --workers 2
 
 clean:
 	rm -rf $(VENV) .pytest_cache

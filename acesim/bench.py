@@ -294,3 +294,77 @@ def _render(header: list[str], lines: list[list[str]], markdown: bool) -> str:
     widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     return "\n".join([fmt.format(*header)] + [fmt.format(*line) for line in lines])
+
+
+def bench_cluster(rules: str, strategy: str, games: int, workers: int, seed: int,
+                  chunk_sizes: tuple[int, ...] | None = None) -> dict:
+    """The same run locally (``workers`` processes) and on a ``workers``-process Dask LocalCluster.
+
+    First the cluster starts (timed apart) and every worker plays a small
+    chunk twice: the first time each worker process compiles (or loads from
+    Numba's on-disk cache) the kernels, the second time it does not, which
+    shows that the kernels are compiled once per worker process, not per
+    chunk.  The parent process is warmed the same way, so the local workers
+    (forked from it) start compiled.  Then, for each chunk size, wall times,
+    games/s and the Dask overhead per chunk ``(wall_dask - wall_local) /
+    chunks`` with its share of the local wall time.
+    """
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from acesim import simulate as sim
+    from acesim.cluster import cluster_address
+    from acesim.rules import load_ruleset
+    from acesim.strategies import load_strategy
+
+    s = load_strategy(strategy)
+    ruleset = load_ruleset(rules)
+    sizes = chunk_sizes or (sim.default_chunk_size(games, workers, dask=True), sim.default_chunk_size(games, workers),
+                            max(1, games // 400))
+    rows = []
+    folder = Path(tempfile.mkdtemp(prefix="acesim-bench-"))
+    try:
+        start = time.perf_counter()
+        with cluster_address(f"local:{workers}") as address:
+            startup = time.perf_counter() - start
+            warm = sim.make_plan([ruleset], s, s, 20 * workers * 4, seed, 20)
+            first: list = []
+            second: list = []
+            sim.run(warm, None, workers, scheduler=address, timings=first)
+            sim.run(warm, None, workers, scheduler=address, timings=second)
+            sim.run(warm, None, 1)  # the parent: forked local workers start compiled
+            for size in dict.fromkeys(sizes):
+                plan = sim.make_plan([ruleset], s, s, games, seed, size, workers)
+                walls = {}
+                for mode in ("local", "dask"):
+                    out = folder / f"{mode}-{size}"
+                    sim.prepare_output(out, force=False)
+                    begin = time.perf_counter()
+                    sim.run(plan, out, workers, scheduler=address if mode == "dask" else None)
+                    walls[mode] = time.perf_counter() - begin
+                chunks = len(plan.chunks())
+                rows.append({
+                    "chunk_size": size, "chunks": chunks,
+                    "local_wall_s": round(walls["local"], 3), "dask_wall_s": round(walls["dask"], 3),
+                    "local_games_per_s": round(games / walls["local"]),
+                    "dask_games_per_s": round(games / walls["dask"]),
+                    "overhead_per_chunk_ms": round(1000 * (walls["dask"] - walls["local"]) / chunks, 1),
+                    "overhead_share": round((walls["dask"] - walls["local"]) / walls["local"], 4),
+                })
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+    def per_worker(timings):
+        seen: dict[int, list[float]] = {}
+        for pid, seconds in timings:
+            seen.setdefault(pid, []).append(round(seconds, 3))
+        return {str(pid): v for pid, v in seen.items()}
+
+    return {
+        "rules": rules, "strategy": strategy, "games": games, "workers": workers,
+        "cluster_startup_s": round(startup, 2),
+        "warm_up_chunk_seconds_first_pass": per_worker(first),
+        "warm_up_chunk_seconds_second_pass": per_worker(second),
+        "runs": rows,
+    }

@@ -434,6 +434,7 @@ def simulate(
                 chunk_size,
                 n_workers,
                 turn_cap if turn_cap is not None else 10_000,
+                dask=scheduler is not None,
             )
             if target is not None:
                 sim.prepare_output(target, force)
@@ -461,6 +462,7 @@ def ladder(
     workers: WorkersOption = None,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the table as CSV here.")] = None,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
+    scheduler: SchedulerOption = None,
     progress: ProgressOption = True,
 ) -> None:
     """Round-robin of strategies, both seats, win rates with 95% intervals."""
@@ -485,7 +487,7 @@ def ladder(
             out.unlink()
         total = games * len(chosen) * (len(chosen) - 1)
         with _progress_bar(total, "games", progress) as advance:
-            matches = run_ladder(ruleset, chosen, games, seed, n_workers, advance)
+            matches = run_ladder(ruleset, chosen, games, seed, n_workers, advance, scheduler)
         table = ladder_table(matches, chosen)
     matrix = ladder_matrix(table, chosen)
     title = (
@@ -564,6 +566,7 @@ def _analysis(
     workers: int | None,
     out: Path | None,
     force: bool,
+    scheduler: str | None = None,
 ) -> None:
     """The shared body of compare, bonus, luck and report: plan, run, print, write."""
     from rich.markdown import Markdown
@@ -602,8 +605,13 @@ def _analysis(
         if out is not None:
             R.check_output(out, force)
         done = []
+        if scheduler is not None:
+            from acesim.cluster import check_scheduler
+
+            check_scheduler(scheduler)
         results = R.build(
-            plan, n_workers, lambda name: (done.append(name), console.print(f"done: {name}", style="dim", markup=False))
+            plan, n_workers, lambda name: (done.append(name), console.print(f"done: {name}", style="dim", markup=False)),
+            scheduler,
         )
         t = R.tables(plan, results)
         console.print(Markdown("\n".join(R._summary_markdown(plan, results, t))))
@@ -631,12 +639,13 @@ def _analysis_options(parts: tuple[str, ...], name: str, doc: str, out_required:
             Optional[Path], typer.Option("--out", "-o", help="Folder for the report, figures and tables.")
         ] = None,
         force: Annotated[bool, typer.Option("--force", help="Replace an existing report folder.")] = False,
+        scheduler: SchedulerOption = None,
     ) -> None:
         if out_required and out is None:
             with one_line_errors():
                 raise AcesimError("report needs --out FOLDER")
         _analysis(name, parts, rules, rules_file, rule, sweep, games, strategy, equity_games, luck_games,
-                  ladder_games, seed, workers, out, force)
+                  ladder_games, seed, workers, out, force, scheduler)
 
     command.__doc__ = doc
     app.command(name)(command)
@@ -711,6 +720,24 @@ def bench_simulate(
         if games <= 0:
             raise AcesimError(f"the number of games must be positive, got {games}")
         result = run(rules, strategy, games, workers or sim.default_workers(), seed)
+    typer.echo(json.dumps(result, indent=2))
+
+
+@bench_app.command("cluster")
+def bench_cluster(
+    rules: RulesOption = "backgammon",
+    strategy: Annotated[str, typer.Option(help="Strategy of both seats.")] = "expert",
+    games: Annotated[int, typer.Option(help="Games to play.")] = 40_000,
+    workers: Annotated[int, typer.Option(help="Local processes and Dask workers.")] = 2,
+    seed: Annotated[int, typer.Option(help="Root seed.")] = 2026,
+) -> None:
+    """The same run locally and on a Dask LocalCluster: games/s and the overhead per chunk."""
+    from acesim.bench import bench_cluster as run
+
+    with one_line_errors():
+        if games <= 0 or workers <= 0:
+            raise AcesimError("games and workers must be positive")
+        result = run(rules, strategy, games, workers, seed)
     typer.echo(json.dumps(result, indent=2))
 
 

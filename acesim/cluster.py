@@ -27,6 +27,7 @@ from __future__ import annotations
 import io
 import os
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from acesim.errors import AcesimError
@@ -35,14 +36,15 @@ LOCAL = "local:"
 
 
 def check_scheduler(spec: str) -> str:
-    """``tcp://HOST:PORT`` or ``local:N``; a one-line error for anything else."""
+    """``tcp://HOST:PORT`` (``tls://`` with Dask's TLS configured) or ``local:N``; else a one-line error."""
     if spec.startswith(LOCAL):
         n = spec[len(LOCAL):]
         if not n.isdigit() or int(n) <= 0:
             raise AcesimError(f"--scheduler {spec!r}: local:N needs a positive number of workers")
         return spec
-    if spec.startswith("tcp://") and ":" in spec[len("tcp://"):]:
-        return spec
+    for scheme in ("tcp://", "tls://"):
+        if spec.startswith(scheme) and ":" in spec[len(scheme):]:
+            return spec
     raise AcesimError(f"--scheduler {spec!r} must be tcp://HOST:PORT or local:N")
 
 
@@ -61,6 +63,42 @@ def _client(spec: str):
         return Client(spec, timeout="10s"), None
     except (OSError, TimeoutError) as error:
         raise AcesimError(f"cannot reach the Dask scheduler at {spec}: {error}") from None
+
+
+@contextmanager
+def cluster_address(spec: str):
+    """The scheduler address to use for a series of runs: ``local:N`` is started once, here."""
+    check_scheduler(spec)
+    if not spec.startswith(LOCAL):
+        yield spec
+        return
+    client, cluster = _client(spec)
+    try:
+        yield cluster.scheduler_address
+    finally:
+        client.close()
+        cluster.close()
+
+
+def submit_all(spec: str, function, arguments: list[tuple], progress=None) -> list:
+    """``function(*a)`` for each ``a`` on the cluster, results in order; cancelled on an error."""
+    client, cluster = _client(check_scheduler(spec))
+    futures = []
+    try:
+        futures = [client.submit(function, *a, pure=False) for a in arguments]
+        results = []
+        for i, future in enumerate(futures):
+            results.append(future.result())
+            if progress:
+                progress(i)
+        return results
+    except BaseException:
+        client.cancel(futures)
+        raise
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
 
 
 def _chunk_task(plan, task, out, workers_write):

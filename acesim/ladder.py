@@ -41,8 +41,18 @@ def ladder(
     seed: int,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    scheduler: str | None = None,
 ) -> list[Match]:
-    """Every pair of ``strategies``, ``games`` games in each seat order."""
+    """Every pair of ``strategies``, ``games`` games in each seat order (on Dask with ``scheduler``)."""
+    if scheduler is not None:
+        from acesim.cluster import cluster_address
+
+        with cluster_address(scheduler) as address:
+            return _ladder(rules, strategies, games, seed, workers, progress, address)
+    return _ladder(rules, strategies, games, seed, workers, progress, None)
+
+
+def _ladder(rules, strategies, games, seed, workers, progress, scheduler) -> list[Match]:
     specs = [s.spec for s in strategies]
     if len(strategies) < 2:
         raise AcesimError("a ladder needs at least two strategies")
@@ -54,7 +64,7 @@ def ladder(
         wins, finished, unfinished = 0, 0, 0
         for a, b in ((x, y), (y, x)):
             plan = make_plan([rules], a, b, games, seed, workers=workers)
-            (doc,) = run(plan, None, workers, progress)
+            (doc,) = run(plan, None, workers, progress, scheduler=scheduler)
             a_wins = doc["seat_a_wins"]
             wins += a_wins if a is x else doc["finished"] - a_wins
             finished += doc["finished"]

@@ -126,10 +126,15 @@ def _one_rule_set(plan: ReportPlan, index: int) -> RuleSetResult:
     return result
 
 
-def build(plan: ReportPlan, workers: int = 1, progress=None) -> list[RuleSetResult]:
-    """Run every rule set's games and analyses, ``workers`` rule sets at a time."""
+def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | None = None) -> list[RuleSetResult]:
+    """Run every rule set's games and analyses, ``workers`` rule sets at a time (or one Dask task each)."""
     plan.check()
     n = len(plan.rulesets)
+    if scheduler is not None:
+        from acesim.cluster import submit_all
+
+        return submit_all(scheduler, _one_rule_set, [(plan, i) for i in range(n)],
+                          lambda i: progress(plan.rulesets[i].name) if progress else None)
     if workers <= 1 or n == 1:
         results = []
         for i in range(n):
