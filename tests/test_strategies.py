@@ -214,3 +214,30 @@ def test_a_weights_file_defines_new_strategies(tmp_path):
     with pytest.raises(AcesimError, match="cannot read strategies file"):
         load_strategy("x", tmp_path / "missing.toml")
     assert isinstance(Ruleset, type)
+
+
+@pytest.mark.parametrize("name", ["european", "american", "navy"])
+def test_choose_and_play_double_equals_choosing_then_playing(name):
+    """The game's shortcut keeps the ranked double's play; it must equal choose_double + play_segment."""
+    from acesim.kernels.strategy import choose_and_play_double, play_segment
+    from acesim.kernels.uniform import new_uniform_scratch
+
+    rules = PRESETS[name]
+    ra = rules.to_array()
+    boards, _ = sample_positions(rules, 60, seed=17)
+    out = np.zeros(3, dtype=np.int64)
+    choices = np.array([1, 2, 3, 4], dtype=np.uint64)
+    for spec in ("expert", "racer", "safe@beam=2", "blocker@full"):
+        s = load_strategy(spec)
+        weights = np.array(s.weights)
+        for board in boards:
+            sc, ws, uniform = new_scratch(max(s.width, s.choice_width, 1)), new_workspace(), new_uniform_scratch()
+            fast = board.copy()
+            _, _, chosen, n, used = choose_and_play_double(
+                fast, ra, s.kind, s.width, s.choice_width, weights, choices, ws, uniform, out, sc
+            )
+            slow = board.copy()
+            ws, d = choose_double(slow, ra, s.kind, s.choice_width, weights, choices, ws, out, sc)
+            _, _, n2, used2 = play_segment(slow, ra, d, d, s.kind, s.width, weights, choices, ws, uniform, out, sc)
+            assert (chosen, n, used) == (d, n2, used2)
+            assert np.array_equal(fast, slow)

@@ -283,7 +283,7 @@ def test_knob_mix_game_positions(knobs, seed):
 
 
 @pytest.mark.slow
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(knobs=knob_mixes(), seed=st.integers(0, 2**32 - 1))
 def test_knob_mix_game_positions_more(knobs, seed):
     ruleset = Ruleset(**knobs, name="mix")
@@ -316,7 +316,7 @@ def test_arbitrary_positions_every_move_knob_mix():
 
 @pytest.mark.slow
 def test_arbitrary_positions_many():
-    _arbitrary(seed=12, n_boards=10 * len(MOVE_MIXES), eight_die_every=5)
+    _arbitrary(seed=12, n_boards=5 * len(MOVE_MIXES), eight_die_every=5)
 
 
 # --- hand-built cases (RULES.md sections 2 and 5) ---------------------------------------------

@@ -117,7 +117,7 @@ def summarize(board, s):
     s[S_OPP_BAR] = board[OPP_BAR]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def update_summary(parent, parent_board, src, dst, s):
     """The summary of the position one move ``src -> dst`` after ``parent_board``.
 
@@ -211,18 +211,53 @@ def summary_features(s, out):
         out[i] = values[i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def summary_score(s, weights, scratch):
     """``weights . features`` of the position summarised by ``s``; a win scores ``WIN_SCORE``.
 
-    ``scratch`` is unused (kept so every scorer has one signature).
+    The same sum, term by term in ``FEATURES`` order, as over
+    ``summary_features``, but the features that take a loop (shots, prime,
+    trap) are only counted when their weight is not zero: a skipped term adds
+    zero either way, so the score is the same number.  Inlined, because the
+    searches call it once per candidate and a call taking arrays costs
+    reference counting.  ``scratch`` is unused (kept so every scorer has one
+    signature).
     """
     if s[S_OFF] == N_CHECKERS:
         return WIN_SCORE
-    values = _feature_values(s)
+    made = s[S_MINE] & ~s[S_SINGLE]
+    opp = s[S_OPP]
+    shots = 0
+    if weights[F_SHOTS] != 0.0:
+        b = s[S_SINGLE]
+        while b:
+            low = b & -b
+            b ^= low
+            shots += popcount((opp >> lowest_set(low)) & 63)
+    prime = 0
+    if weights[F_PRIME] != 0.0:
+        x = made
+        while x:
+            x &= x << 1
+            prime += 1
+    trap = 0
+    opp_points = opp >> 6  # the opponent's rearmost checker, as a point (0 = bar or waiting)
+    if weights[F_TRAP] != 0.0 and opp_points:
+        trap = popcount((made >> (lowest_set(opp_points) + 1)) & 63)
     total = 0.0
-    for i in range(N_FEATURES):
-        total += weights[i] * values[i]
+    total += weights[F_PIP_LEAD] * ((s[S_OPP_PIPS] - s[S_MY_PIPS]) / 25.0)
+    total += weights[F_OFF] * float(s[S_OFF])
+    total += weights[F_SHOTS] * float(shots)
+    total += weights[F_BLOTS] * float(popcount(s[S_SINGLE]))
+    total += weights[F_MADE] * float(popcount(made))
+    total += weights[F_HOME_MADE] * float(popcount(made & _HOME_BITS))
+    total += weights[F_PRIME] * float(prime)
+    total += weights[F_OPP_BAR] * float(s[S_OPP_BAR])
+    total += weights[F_STACKED] * float(s[S_STACKED])
+    total += weights[F_HOME] * float(s[S_HOME])
+    total += weights[F_OUTSIDE_BOARD] * float(s[S_OUTSIDE])
+    total += weights[F_ANCHORS] * float(popcount(made & _ANCHOR_BITS))
+    total += weights[F_TRAP] * float(trap)
     return total
 
 

@@ -38,7 +38,7 @@ from acesim.kernels.layout import (
     SCORING_PER_CHECKER,
 )
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
-from acesim.kernels.strategy import choose_double, play_segment
+from acesim.kernels.strategy import choose_and_play_double, play_segment
 
 # Games share a block key in groups of this size (see acesim.streams).
 GAMES_PER_BLOCK = 256
@@ -99,7 +99,7 @@ TRACE_WIDTH = T_BOARD + BOARD_SIZE
 # --- one segment ----------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _count_segment(board, before, n, used, record, side, turn_number):
     """Add one played segment (``before`` -> ``board``) to ``side``'s counters."""
     record[DICE_LOST + side] += n - used
@@ -222,9 +222,8 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                         board, rules, chosen, chosen, kind, width, w, choices, ws, uniform, out, sc
                     )
                 else:
-                    ws, chosen = choose_double(board, rules, kind, choice_width, w, choices, ws, out, sc)
-                    ws, uniform, n, used = play_segment(
-                        board, rules, chosen, chosen, kind, width, w, choices, ws, uniform, out, sc
+                    ws, uniform, chosen, n, used = choose_and_play_double(
+                        board, rules, kind, width, choice_width, w, choices, ws, uniform, out, sc
                     )
                 record[CHOSE_1 + 2 * (chosen - 1) + side] += 1
                 if 0 < traced <= trace.shape[0]:

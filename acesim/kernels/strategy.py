@@ -24,9 +24,12 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from acesim.kernels.board import apply_move, legal_moves, occupied_mask, open_mask
+from acesim.kernels import board as _board
+from acesim.kernels.board import open_mask
 from acesim.kernels.evaluate import (
     N_FEATURES,
+    S_MINE,
+    S_OFF,
     SUMMARY_SIZE,
     summarize,
     summary_score,
@@ -36,6 +39,7 @@ from acesim.kernels.layout import (
     BOARD_DTYPE,
     BOARD_SIZE,
     DOUBLES_FOUR_PLUS_COMPLEMENT,
+    FROM_WAITING,
     MAX_SEGMENT,
     N_CHECKERS,
     N_POINTS,
@@ -50,13 +54,23 @@ from acesim.kernels.uniform import grown_uniform_scratch, uniform_play
 RANDOM = 0
 LINEAR = 1
 
+# The board's single-move kernels, inlined into the searches here: they are
+# called once per searched node, and a call that takes arrays costs atomic
+# reference counting of each (see kernels.uniform), more than the work itself.
+# Same source as ``kernels.board``, so the same rules.
+legal_moves = njit(cache=True, inline="always")(_board.legal_moves.py_func)
+apply_move = njit(cache=True, inline="always")(_board.apply_move.py_func)
+
 MAX_WIDTH = 256
 SUMMED_NODES = 8192  # exhaustive searches up to this many nodes score from summaries
+N_SOURCES = FROM_WAITING + 1  # a move's source: points 1..24, FROM_BAR, FROM_WAITING
 
 # Scratch of the strategies: two beams (current and next) of boards, their
 # scores and summaries (evaluate.summarize), the child being scored and its
 # summary, the summaries of an exhaustive search's nodes, the chosen play, the
-# feature vector, single moves (of a node and of its child) and the segment's dice.
+# feature vector, single moves (of a node and of its child), the segment's dice,
+# the move pairs a two-dice search has seen (``_two_dice``) and the best play
+# of the double chosen after a 1-2 (``choose_and_play_double``).
 Scratch = namedtuple(
     "Scratch",
     [
@@ -74,6 +88,8 @@ Scratch = namedtuple(
         "moves",
         "moves_after",
         "segment",
+        "pairs",
+        "chosen",
     ],
 )
 
@@ -96,18 +112,25 @@ def new_scratch(width):
         np.zeros((N_POINTS + 2, 2), dtype=np.int64),
         np.zeros((N_POINTS + 2, 2), dtype=np.int64),
         np.zeros(MAX_SEGMENT, dtype=np.int64),
+        np.zeros(N_SOURCES, dtype=np.int64),
+        np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE),
     )
 
 
-@njit(cache=True)
-def _same(a, b):
+# The beam's row helpers index rows element by element: taking a row as a view
+# (``boards[j]``) costs reference counting on every candidate.
+
+
+@njit(cache=True, inline="always")
+def _same(boards, j, child):
+    """Row ``j`` of ``boards`` is the position ``child``."""
     for i in range(BOARD_SIZE):
-        if a[i] != b[i]:
+        if boards[j, i] != child[i]:
             return False
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _keep(child, child_sum, s, boards, scores, sums, kept, width):
     """Insert ``child`` (score ``s``) into the best-first list; return ``(kept, dropped)``.
 
@@ -119,7 +142,7 @@ def _keep(child, child_sum, s, boards, scores, sums, kept, width):
         if s == scores[kept - 1]:
             j = kept - 1
             while j >= 0 and scores[j] == s:
-                if _same(boards[j], child):
+                if _same(boards, j, child):
                     return kept, False
                 j -= 1
         return kept, True
@@ -128,18 +151,22 @@ def _keep(child, child_sum, s, boards, scores, sums, kept, width):
         pos -= 1
     j = pos - 1
     while j >= 0 and scores[j] == s:
-        if _same(boards[j], child):
+        if _same(boards, j, child):
             return kept, False
         j -= 1
     dropped = kept == width
     last = kept - 1 if dropped else kept
     for j in range(last, pos, -1):
-        boards[j, :] = boards[j - 1]
+        for i in range(BOARD_SIZE):
+            boards[j, i] = boards[j - 1, i]
         scores[j] = scores[j - 1]
-        sums[j, :] = sums[j - 1]
-    boards[pos, :] = child
+        for i in range(SUMMARY_SIZE):
+            sums[j, i] = sums[j - 1, i]
+    for i in range(BOARD_SIZE):
+        boards[pos, i] = child[i]
     scores[pos] = s
-    sums[pos, :] = child_sum
+    for i in range(SUMMARY_SIZE):
+        sums[pos, i] = child_sum[i]
     return (kept if dropped else kept + 1), dropped
 
 
@@ -185,10 +212,19 @@ def _two_dice(board, rules, segment, weights, sc, result):
     Exact, like ``_exhaustive``, but without storing or deduplicating nodes:
     both orders of the dice, depth first, each play scored from summaries.  A
     position reached twice scores the same, so duplicates cannot change the
-    maximum.  The plays are those of ``enumerate_plays``: the two-dice plays
-    if there are any (a first move that bears off the fifteenth checker ends
-    the segment, so it is not one), else the higher die's single moves if it
-    has any, else the lower die's.
+    maximum (the first play of the best score is kept, so skipping a later
+    duplicate changes nothing either).  The plays are those of
+    ``enumerate_plays``: the two-dice plays if there are any (a first move that
+    bears off the fifteenth checker ends the segment, so it is not one), else
+    the higher die's single moves if it has any, else the lower die's.
+
+    The lower-die-first order skips, unscored, a play ``(y, x)`` whose moves
+    the higher-die-first order already played as ``(x, y)``: the same two
+    (source, die) moves reach the same position (a move's landing follows from
+    its source and die, and any landing on a blot hits it; see
+    ``kernels.uniform``).  ``sc.pairs[x]`` has bit ``y`` for each such pair.
+    The mover's occupied points, which ``legal_moves`` needs, are the
+    summary's ``S_MINE`` mask.
     """
     hi = max(segment[0], segment[1])
     lo = min(segment[0], segment[1])
@@ -199,28 +235,51 @@ def _two_dice(board, rules, segment, weights, sc, result):
     child = sc.child
     first_moves = sc.moves
     second_moves = sc.moves_after
+    pairs = sc.pairs
+    pairs[:] = 0
     summarize(board, root_sum)
+    occupied = root_sum[S_MINE]
     best_score = -np.inf
     best_d1, best_src1, best_dst1, best_src2, best_dst2 = 0, 0, 0, 0, 0
-    occupied = occupied_mask(board)
-    for order in range(2):
-        d1, d2 = (hi, lo) if order == 0 else (lo, hi)
-        m1 = legal_moves(board, rules, d1, False, open_bits, occupied, first_moves)
-        for i in range(m1):
-            src1, dst1 = first_moves[i, 0], first_moves[i, 1]
-            child[:] = board
-            apply_move(child, src1, dst1)
-            if child[OFF] == N_CHECKERS:
-                continue  # won with one die: a leaf one die deep
-            update_summary(root_sum, board, src1, dst1, first_sum)
-            m2 = legal_moves(child, rules, d2, False, open_bits, occupied_mask(child), second_moves)
-            for j in range(m2):
-                src2, dst2 = second_moves[j, 0], second_moves[j, 1]
-                update_summary(first_sum, child, src2, dst2, leaf_sum)
-                s = summary_score(leaf_sum, weights, sc.feat)
-                if s > best_score:
-                    best_score = s
-                    best_d1, best_src1, best_dst1, best_src2, best_dst2 = d1, src1, dst1, src2, dst2
+    # higher die first: every play, each pair of moves noted
+    m1 = legal_moves(board, rules, hi, False, open_bits, occupied, first_moves)
+    for i in range(m1):
+        src1, dst1 = first_moves[i, 0], first_moves[i, 1]
+        update_summary(root_sum, board, src1, dst1, first_sum)
+        if first_sum[S_OFF] == N_CHECKERS:
+            continue  # won with one die: a leaf one die deep
+        child[:] = board
+        apply_move(child, src1, dst1)
+        m2 = legal_moves(child, rules, lo, False, open_bits, first_sum[S_MINE], second_moves)
+        seen = 0
+        for j in range(m2):
+            src2, dst2 = second_moves[j, 0], second_moves[j, 1]
+            seen |= np.int64(1) << src2
+            update_summary(first_sum, child, src2, dst2, leaf_sum)
+            s = summary_score(leaf_sum, weights, sc.feat)
+            if s > best_score:
+                best_score = s
+                best_d1, best_src1, best_dst1, best_src2, best_dst2 = hi, src1, dst1, src2, dst2
+        pairs[src1] = seen
+    # lower die first: only the pairs not already played the other way round
+    m1 = legal_moves(board, rules, lo, False, open_bits, occupied, first_moves)
+    for i in range(m1):
+        src1, dst1 = first_moves[i, 0], first_moves[i, 1]
+        update_summary(root_sum, board, src1, dst1, first_sum)
+        if first_sum[S_OFF] == N_CHECKERS:
+            continue
+        child[:] = board
+        apply_move(child, src1, dst1)
+        m2 = legal_moves(child, rules, hi, False, open_bits, first_sum[S_MINE], second_moves)
+        for j in range(m2):
+            src2, dst2 = second_moves[j, 0], second_moves[j, 1]
+            if (pairs[src2] >> src1) & 1:
+                continue  # (src2 with hi, then src1 with lo) reached this position already
+            update_summary(first_sum, child, src2, dst2, leaf_sum)
+            s = summary_score(leaf_sum, weights, sc.feat)
+            if s > best_score:
+                best_score = s
+                best_d1, best_src1, best_dst1, best_src2, best_dst2 = lo, src1, dst1, src2, dst2
     result[:] = board
     if best_d1 != 0:
         apply_move(result, best_src1, best_dst1)
@@ -250,6 +309,7 @@ def _beam(board, rules, segment, n, width, ws, out, weights, sc, result):
     beam, beam_scores, beam_sums = sc.beam, sc.beam_scores, sc.beam_sums
     nxt, next_scores, next_sums = sc.next, sc.next_scores, sc.next_sums
     child, child_sum = sc.child, sc.child_sum
+    moves = sc.moves
     beam[0, :] = board
     summarize(board, beam_sums[0])
     beam_scores[0] = summary_score(beam_sums[0], weights, sc.feat)
@@ -261,16 +321,21 @@ def _beam(board, rules, segment, n, width, ws, out, weights, sc, result):
         n_next = 0
         for b in range(kept):
             node = beam[b]
+            node_sum = beam_sums[b]
             if node[OFF] == N_CHECKERS:
                 continue
-            m = legal_moves(node, rules, die, True, open_bits, occupied_mask(node), sc.moves)
+            m = legal_moves(node, rules, die, True, open_bits, node_sum[S_MINE], moves)
             for i in range(m):
-                src, dst = sc.moves[i, 0], sc.moves[i, 1]
-                update_summary(beam_sums[b], node, src, dst, child_sum)
+                src, dst = moves[i, 0], moves[i, 1]
+                update_summary(node_sum, node, src, dst, child_sum)
                 s = summary_score(child_sum, weights, sc.feat)
-                if n_next == width and s < next_scores[width - 1]:
-                    pruned = True  # worse than every kept position: never built
-                    continue
+                if n_next == width and s <= next_scores[width - 1]:
+                    # No better than every kept position: never kept.  A worse one is
+                    # pruned; an equal one too unless it duplicates a kept position,
+                    # which only matters while nothing has been pruned yet.
+                    if s < next_scores[width - 1] or pruned:
+                        pruned = True
+                        continue
                 child[:] = node
                 apply_move(child, src, dst)
                 n_next, dropped = _keep(child, child_sum, s, nxt, next_scores, next_sums, n_next, width)
@@ -299,13 +364,16 @@ def best_play(board, rules, segment, n, width, ws, out, weights, sc, result):
     return _exhaustive(board, rules, segment, n, ws, out, weights, sc, result)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_segment(board, rules, die_a, die_b, kind, width, weights, choices, ws, uniform, out, sc):
     """Play the segment of ``(die_a, die_b)`` in place by strategy ``kind``.
 
     ``RANDOM`` plays by the depth-first search of ``kernels.uniform`` with
     scratch ``uniform``; the others search with workspace ``ws``.  Returns
     ``(ws, uniform, dice in the segment, dice used)``: either memory may have grown.
+    Inlined into the game loop: a call passing the two scratch tuples costs
+    reference counting of each of their arrays, a sizable part of a random
+    strategy's roll.
     """
     n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, sc.segment)
     if kind == RANDOM:
@@ -339,3 +407,33 @@ def choose_double(board, rules, kind, choice_width, weights, choices, ws, out, s
             best_score = s
             best_d = d
     return ws, best_d
+
+
+@njit(cache=True)
+def choose_and_play_double(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc):
+    """``choose_double`` then ``play_segment`` of the chosen double, in place on ``board``.
+
+    Returns ``(ws, uniform, chosen, dice in the segment, dice used)``, exactly as
+    the two calls would.  When the doubles are ranked with the strategy's own
+    search (``choice_width == width``) the ranking has already found the chosen
+    double's play (``best_play`` depends only on its arguments), so it is kept
+    instead of searched again.
+    """
+    if kind == RANDOM or choice_width != width:
+        ws, chosen = choose_double(board, rules, kind, choice_width, weights, choices, ws, out, sc)
+        ws, uniform, n, used = play_segment(
+            board, rules, chosen, chosen, kind, width, weights, choices, ws, uniform, out, sc
+        )
+        return ws, uniform, chosen, n, used
+    four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
+    best_d, best_n, best_used = 1, 0, 0
+    best_score = -np.inf
+    for d in range(1, 7):
+        n = segment_of(d, d, four_plus, sc.segment)
+        ws, used, s = best_play(board, rules, sc.segment, n, width, ws, out, weights, sc, sc.play)
+        if s > best_score:  # the first double of the best score, as choose_double
+            best_score = s
+            best_d, best_n, best_used = d, n, used
+            sc.chosen[:] = sc.play
+    board[:] = sc.chosen
+    return ws, uniform, best_d, best_n, best_used
