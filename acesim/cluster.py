@@ -66,39 +66,43 @@ def _client(spec: str):
 
 
 @contextmanager
+def _session(spec: str):
+    """A client of the scheduler ``spec`` (a LocalCluster started for ``local:N``), closed after use."""
+    client, cluster = _client(check_scheduler(spec))
+    try:
+        yield client, cluster
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+@contextmanager
 def cluster_address(spec: str):
     """The scheduler address to use for a series of runs: ``local:N`` is started once, here."""
     check_scheduler(spec)
     if not spec.startswith(LOCAL):
         yield spec
         return
-    client, cluster = _client(spec)
-    try:
+    with _session(spec) as (_, cluster):
         yield cluster.scheduler_address
-    finally:
-        client.close()
-        cluster.close()
 
 
 def submit_all(spec: str, function, arguments: list[tuple], progress=None) -> list:
     """``function(*a)`` for each ``a`` on the cluster, results in order; cancelled on an error."""
-    client, cluster = _client(check_scheduler(spec))
-    futures = []
-    try:
-        futures = [client.submit(function, *a, pure=False) for a in arguments]
-        results = []
-        for i, future in enumerate(futures):
-            results.append(future.result())
-            if progress:
-                progress(i)
-        return results
-    except BaseException:
-        client.cancel(futures)
-        raise
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    with _session(spec) as (client, _):
+        futures = []
+        try:
+            futures = [client.submit(function, *a, pure=False) for a in arguments]
+            results = []
+            for i, future in enumerate(futures):
+                results.append(future.result())
+                if progress:
+                    progress(i)
+            return results
+        except BaseException:
+            client.cancel(futures)
+            raise
 
 
 def _chunk_task(plan, task, out, workers_write):
@@ -141,37 +145,33 @@ def run_on_cluster(plan, tasks, out, scheduler, progress, partials, stop, timing
 
     if not tasks:
         return
-    client, cluster = _client(check_scheduler(scheduler))
     workers_write = scheduler.startswith(LOCAL) or shared_out
-    futures = []
-    try:
-        futures = [
-            client.submit(_chunk_task, plan, task, out, workers_write, pure=False,
-                          key=f"acesim-chunk-{task[0]}-{task[1]}-{time.time_ns()}")
-            for task in tasks
-        ]
-        pending = as_completed(futures)
-        while not pending.is_empty():
-            if stop.requested:
-                raise KeyboardInterrupt
-            batch = pending.next_batch(block=False)
-            if not batch:
-                time.sleep(0.05)
-                continue
-            for future in batch:
-                key, n, part, payload, pid, seconds = future.result()
-                if payload is not None:
-                    i, first = key
-                    _write_bytes(payload, chunk_path(rules_folder(out, plan, plan.rules[i]), first, plan))
-                partials[key] = part
-                if timings is not None:
-                    timings.append((pid, seconds))
-                if progress:
-                    progress(n)
-    except BaseException:
-        client.cancel(futures)
-        raise
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    with _session(scheduler) as (client, _):
+        futures = []
+        try:
+            futures = [
+                client.submit(_chunk_task, plan, task, out, workers_write, pure=False,
+                              key=f"acesim-chunk-{task[0]}-{task[1]}-{time.time_ns()}")
+                for task in tasks
+            ]
+            pending = as_completed(futures)
+            while not pending.is_empty():
+                if stop.requested:
+                    raise KeyboardInterrupt
+                batch = pending.next_batch(block=False)
+                if not batch:
+                    time.sleep(0.05)
+                    continue
+                for future in batch:
+                    key, n, part, payload, pid, seconds = future.result()
+                    if payload is not None:
+                        i, first = key
+                        _write_bytes(payload, chunk_path(rules_folder(out, plan, plan.rules[i]), first, plan))
+                    partials[key] = part
+                    if timings is not None:
+                        timings.append((pid, seconds))
+                    if progress:
+                        progress(n)
+        except BaseException:
+            client.cancel(futures)
+            raise

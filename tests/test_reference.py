@@ -314,14 +314,14 @@ dice_rolls = st.one_of(
 
 
 @pytest.mark.slow
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=rulesets(), pos=positions(), dice=dice_rolls)
 def test_arbitrary_positions(rules, pos, dice):
     if not compare(rules, pos, dice, "hypothesis arbitrary positions"):
         event("skipped: over budget")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(pos=positions(), dice=dice_rolls)
 def test_arbitrary_positions_presets(pos, dice):
     for name in PRESET_NAMES:

@@ -74,15 +74,15 @@ ACESIM_SEED = 20250101
 # machine (measured: 3.8 games/s through ``reference_plays`` itself, whose cost
 # is building a validated Position per move sequence; ~12 games/s with
 # ``merge_states``; the state-level wrapper below, checked against
-# ``reference_plays`` on its first games, is 2-4x faster again).  1500 games
-# take ~30 s.
-N_REFERENCE = 1500
+# ``reference_plays`` on its first games, is 2-4x faster again).  800 games
+# take ~15 s.
+N_REFERENCE = 800
 REFERENCE_SEED = 777
 N_REFERENCE_CHECKED = 3  # games whose every roll is also checked against reference_plays
 
 # OpenSpiel driven by acesim's policy: ~0.15-0.2 s per game (each roll expands
 # every action, and both halves of a double, to find the distinct results).
-N_OPENSPIEL = 300
+N_OPENSPIEL = 150
 OPENSPIEL_SEED = 4242
 N_OPENSPIEL_CHECKED = 2  # games whose every roll's result set is checked against acesim
 N_OPENSPIEL_UNIFORM = 1000  # uniform-ACTION games, reported only
@@ -235,7 +235,7 @@ def test_first_mover_win_rate_acesim_vs_reference_engine(acesim_games: pd.DataFr
 
 # The reference engine cannot play enough whole backgammon games for the
 # first-mover rate to say much: random play gives the first mover only ~0.3
-# points of advantage, while 1500 games give a tolerance of ~±0.05.  So the
+# points of advantage, while 800 games give a tolerance of ~±0.07.  So the
 # same comparison also runs on a short game where the first mover matters and
 # both engines play many games: a pure race from a symmetric bear-off start
 # (each side 3-3-3-2-2-2 on its points 1..6), with the same rules (backgammon
