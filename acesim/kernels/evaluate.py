@@ -166,26 +166,43 @@ def update_summary(parent, parent_board, src, dst, s):
 
 
 @njit(cache=True, inline="always")
+def _shots(single, opp):
+    """Over the mover's blots, the opposing checkers' distances (1..6) that hit them."""
+    shots = 0
+    while single:
+        low = single & -single
+        single ^= low
+        shots += popcount((opp >> lowest_set(low)) & 63)
+    return shots
+
+
+@njit(cache=True, inline="always")
+def _prime(made):
+    """The longest run of consecutive made points."""
+    prime = 0
+    while made:
+        made &= made << 1
+        prime += 1
+    return prime
+
+
+@njit(cache=True, inline="always")
+def _trap(made, opp):
+    """Made points ahead of the opponent's rearmost checker (point 0: bar or waiting)."""
+    opp_points = opp >> 6
+    if opp_points:
+        return popcount((made >> (lowest_set(opp_points) + 1)) & 63)
+    return 0
+
+
+@njit(cache=True, inline="always")
 def _feature_values(s):
     """The ``FEATURES`` of a summarised position, in order, as a tuple (kept in registers)."""
     made = s[S_MINE] & ~s[S_SINGLE]
     opp = s[S_OPP]
-    shots = 0
-    b = s[S_SINGLE]
-    while b:
-        low = b & -b
-        b ^= low
-        shots += popcount((opp >> lowest_set(low)) & 63)
-    prime = 0
-    x = made
-    while x:
-        x &= x << 1
-        prime += 1
-    # the opponent's rearmost checker, as a point (0 = bar or waiting)
-    opp_points = opp >> 6
-    trap = 0
-    if opp_points:
-        trap = popcount((made >> (lowest_set(opp_points) + 1)) & 63)
+    shots = _shots(s[S_SINGLE], opp)
+    prime = _prime(made)
+    trap = _trap(made, opp)
     return (
         (s[S_OPP_PIPS] - s[S_MY_PIPS]) / 25.0,
         float(s[S_OFF]),
@@ -227,23 +244,9 @@ def summary_score(s, weights, scratch):
         return WIN_SCORE
     made = s[S_MINE] & ~s[S_SINGLE]
     opp = s[S_OPP]
-    shots = 0
-    if weights[F_SHOTS] != 0.0:
-        b = s[S_SINGLE]
-        while b:
-            low = b & -b
-            b ^= low
-            shots += popcount((opp >> lowest_set(low)) & 63)
-    prime = 0
-    if weights[F_PRIME] != 0.0:
-        x = made
-        while x:
-            x &= x << 1
-            prime += 1
-    trap = 0
-    opp_points = opp >> 6  # the opponent's rearmost checker, as a point (0 = bar or waiting)
-    if weights[F_TRAP] != 0.0 and opp_points:
-        trap = popcount((made >> (lowest_set(opp_points) + 1)) & 63)
+    shots = _shots(s[S_SINGLE], opp) if weights[F_SHOTS] != 0.0 else 0
+    prime = _prime(made) if weights[F_PRIME] != 0.0 else 0
+    trap = _trap(made, opp) if weights[F_TRAP] != 0.0 else 0
     total = 0.0
     total += weights[F_PIP_LEAD] * ((s[S_OPP_PIPS] - s[S_MY_PIPS]) / 25.0)
     total += weights[F_OFF] * float(s[S_OFF])
