@@ -67,6 +67,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
 
+from acesim.kernels.bits import lowest_set
 from acesim.kernels.board import HOME_BITS, OUTSIDE_BITS
 from acesim.kernels.layout import (
     BAR,
@@ -139,13 +140,6 @@ _STAMP_MAX = 2**15 - 1
 _K0 = np.uint64(0x9E3779B97F4A7C15)
 _K1 = np.uint64(0xC2B2AE3D27D4EB4F)
 
-# Index of the lowest set bit by de Bruijn multiplication (as board.lowest_bit).
-_DE_BRUIJN = np.uint64(0x022FDD63CC95386D)
-_LOWEST_BIT = np.zeros(64, dtype=np.int64)
-for _i in range(64):
-    _LOWEST_BIT[((1 << _i) * 0x022FDD63CC95386D >> 58) & 63] = _i
-
-
 @njit(cache=True)
 def uniform_scratch(capacity):
     """Scratch memory (one int64 array) for up to ``capacity`` plays; for jitted callers."""
@@ -189,13 +183,6 @@ def _prefetch(typingctx, array, index):
 
 
 # --- scalar helpers: no array arguments, so inlining them costs no reference counting ---
-
-
-@njit(cache=True, inline="always")
-def _lowest(bits):
-    """The index of the lowest set bit of a non-zero mask."""
-    low = np.uint64(bits & -bits)
-    return _LOWEST_BIT[np.int64((low * _DE_BRUIJN) >> np.uint64(58))]
 
 
 @njit(cache=True, inline="always")
@@ -300,7 +287,7 @@ def _allowed(bits, limit, bearoff_only, a, b, occupied, die):
             and (b >> _SHIFT_BAR) & 15 == 0
             and (b >> _SHIFT_WAITING) & 15 == 0
         ):
-            s = _lowest(outside)  # the only point outside; with one checker it completes
+            s = lowest_set(outside)  # the only point outside; with one checker it completes
             if _nibble(a, b, s - 1) == 1 and s - die <= HOME_TOP:
                 allowed |= outside
     return allowed
@@ -391,7 +378,7 @@ def _search(board, rules, segment, n_dice, scratch):
             else:
                 rest, d1, d2 = lo_bits, lo, hi
             while rest:
-                r1 = _lowest(rest)
+                r1 = lowest_set(rest)
                 rest &= rest - 1
                 t1 = _landing(r1, d1)
                 a1, b1 = _moved(a, b, r1, d1, scratch[_HIT + t1])
@@ -401,7 +388,7 @@ def _search(board, rules, segment, n_dice, scratch):
                 if order == 0:
                     scratch[_AFTER + r1] = second
                 while second:
-                    r2 = _lowest(second)
+                    r2 = lowest_set(second)
                     second &= second - 1
                     if order == 1 and (hi_bits >> r2) & 1 and (scratch[_AFTER + r2] >> r1) & 1:
                         continue  # r2 was a higher-die first move and r1 followed it: seen
@@ -429,7 +416,7 @@ def _search(board, rules, segment, n_dice, scratch):
                 scratch[plays + 1] = b
                 return 1, 0
             while rest:
-                r1 = _lowest(rest)
+                r1 = lowest_set(rest)
                 rest &= rest - 1
                 if n >= cap:
                     return FULL, 0
@@ -489,7 +476,7 @@ def _search(board, rules, segment, n_dice, scratch):
                         used, n = n_dice, 0
                     base = _MOVES + 3 * _N_RANKS * die
                     while allowed:
-                        r = _lowest(allowed)
+                        r = lowest_set(allowed)
                         allowed &= allowed - 1
                         if n >= cap:
                             return FULL, 0
@@ -503,7 +490,7 @@ def _search(board, rules, segment, n_dice, scratch):
                     die2 = segment[k + 1]
                     base2 = _MOVES + 3 * _N_RANKS * die2
                     while allowed:
-                        r = _lowest(allowed)
+                        r = lowest_set(allowed)
                         allowed &= allowed - 1
                         move = base + 3 * r
                         a1 = a + scratch[move]
@@ -527,7 +514,7 @@ def _search(board, rules, segment, n_dice, scratch):
                         if more and n_dice > used:
                             used, n = n_dice, 0
                         while more:
-                            r2 = _lowest(more)
+                            r2 = lowest_set(more)
                             more &= more - 1
                             if n >= cap:
                                 return FULL, 0
@@ -541,7 +528,7 @@ def _search(board, rules, segment, n_dice, scratch):
             # the next child of the node at depth k, or back up
             p = scratch[_PEND + k]
             if p:
-                r = _lowest(p)
+                r = lowest_set(p)
                 scratch[_PEND + k] = p & (p - 1)
                 die = segment[k]
                 a = scratch[_KEYS + 2 * k]
@@ -632,17 +619,17 @@ def _write_play(board, scratch, i):
     b = scratch[plays + 2 * i + 1]
     changed = a ^ scratch[_KEYS]
     while changed:
-        p = _lowest(changed) >> 2  # points 1..15: nibbles 0..14 of word 0
+        p = lowest_set(changed) >> 2  # points 1..15: nibbles 0..14 of word 0
         board[p] = (a >> (4 * p)) & 15
         changed &= ~(15 << (4 * p))
     changed = (b ^ scratch[_KEYS + 1]) & _POINTS_HIGH
     while changed:
-        p = _lowest(changed) >> 2  # points 16..24: nibbles 15..23, the low bits of word 1
+        p = lowest_set(changed) >> 2  # points 16..24: nibbles 15..23, the low bits of word 1
         board[_SPLIT + p] = (b >> (4 * p)) & 15
         changed &= ~(15 << (4 * p))
     hits = b >> _HIT_SHIFT
     while hits:
-        j = _lowest(hits)
+        j = lowest_set(hits)
         hits &= hits - 1
         point = scratch[_BLOTS + j]
         board[point - 1] = _nibble(a, b, point - 1)  # the blot went; the hitter may have too
