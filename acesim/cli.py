@@ -513,6 +513,98 @@ def ladder(
             write_atomically(out, table.to_csv(index=False))
 
 
+@app.command("train")
+def train(
+    rules: RulesOption = "european",
+    rule: RuleOverride = None,
+    games: Annotated[int, typer.Option("--games", "-n", help="Self-play games.")] = 60_000,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Model file to write (.npz).")] = None,
+    seed: SeedOption = 1,
+    hidden: Annotated[
+        str, typer.Option("--hidden", help="Hidden layer sizes: one number, or two comma-separated.")
+    ] = "40",
+    lam: Annotated[float, typer.Option("--lambda", help="TD(lambda)'s lambda.")] = 0.7,
+    alpha: Annotated[float, typer.Option("--alpha", help="Step size.")] = 0.1,
+    width: Annotated[int, typer.Option("--width", help="Beam width of doubles segments.")] = 4,
+    objective: Annotated[
+        str, typer.Option("--objective", help="What the player maximises: auto (points when scoring "
+                                              "makes them differ from wins), wins or points.")
+    ] = "auto",
+    eval_every: Annotated[
+        int, typer.Option("--eval-every", help="Evaluate against expert every N games (0 = only at the end).")
+    ] = 10_000,
+    eval_games: Annotated[int, typer.Option("--eval-games", help="Games of each evaluation.")] = 1000,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing model file.")] = False,
+    workers: WorkersOption = None,
+    progress: ProgressOption = True,
+) -> None:
+    """Train the learned player by TD(lambda) self-play and write its model file."""
+    from acesim import learned as L
+    from acesim import simulate as sim
+
+    with one_line_errors():
+        rule_sets = _rule_sets(rules, rule)
+        if len(rule_sets) != 1:
+            raise AcesimError("train takes one rule set")
+        ruleset = rule_sets[0]
+        if out is None:
+            raise AcesimError("train needs --out FILE.npz")
+        if out.suffix != ".npz":
+            raise AcesimError(f"the model file must end in .npz, got {out}")
+        if out.exists() and not force:
+            raise AcesimError(f"{out} exists; use --force to replace it")
+        try:
+            sizes = [int(x) for x in hidden.split(",")]
+        except ValueError:
+            sizes = []
+        if len(sizes) not in (1, 2):
+            raise AcesimError(f"--hidden takes one or two sizes, like 80 or 64,32; got {hidden!r}")
+        if eval_every < 0 or eval_games <= 0:
+            raise AcesimError("--eval-every must be 0 or more and --eval-games positive")
+        sizes = (sizes[0], sizes[1] if len(sizes) == 2 else 0)
+        n_workers = workers if workers is not None else sim.default_workers()
+        if n_workers <= 0:
+            raise AcesimError(f"the number of workers must be positive, got {n_workers}")
+        L.new_model(ruleset, sizes, seed, objective)  # checks sizes and objective before any game
+        write_atomically(out.with_name(f".{out.name}.probe"), "")
+        out.with_name(f".{out.name}.probe").unlink()
+        command = " ".join(["acesim", *sys.argv[1:]]) if sys.argv and "acesim" in sys.argv[0] else (
+            f"acesim train --rules {rules} --games {games} --seed {seed} --hidden {hidden} --lambda {lam} "
+            f"--alpha {alpha} --width {width} --objective {objective} --out {out}")
+        with _progress_bar(games, "training", progress) as advance:
+            last = [0]
+
+            def report(done: int, evaluation: dict | None) -> None:
+                if advance is not None:
+                    advance(done - last[0])
+                last[0] = done
+                if evaluation is not None:
+                    low, high = evaluation["win_rate_ci95"]
+                    console.print(
+                        f"after {done:,} games: {evaluation['win_rate']:.3f} [{low:.3f}, {high:.3f}] against "
+                        f"expert over {evaluation['games']:,} games", markup=False,
+                    )
+
+            array, result = L.train(ruleset, games, seed, sizes, lam, alpha, width,
+                                    eval_every=eval_every or games, eval_games=eval_games,
+                                    objective=objective, progress=report, workers=n_workers)
+        meta = {
+            "command": command,
+            "training": {"games": result.games, "workers": n_workers, "seed": seed, "lambda": lam, "alpha": alpha,
+                         "hidden": list(sizes), "width": width, "objective": objective,
+                         "states": result.states, "unfinished": result.unfinished,
+                         "too_long": result.too_long, "seconds": round(result.seconds, 1)},
+            "evaluations": result.evaluations,
+        }
+        L.save_model(out, array, ruleset, meta)
+    final = result.evaluations[-1]
+    low, high = final["win_rate_ci95"]
+    console.print(
+        f"{out}: {result.games:,} games in {result.seconds / 60:.1f} min; against expert "
+        f"{final['win_rate']:.3f} [{low:.3f}, {high:.3f}] (n = {final['games']:,})", markup=False,
+    )
+
+
 # --- analyses and reports --------------------------------------------------------
 
 RulesFileOption = Annotated[
@@ -567,6 +659,7 @@ def _analysis(
     out: Path | None,
     force: bool,
     scheduler: str | None = None,
+    equity: str = "auto",
 ) -> None:
     """The shared body of compare, bonus, luck and report: plan, run, print, write."""
     from rich.markdown import Markdown
@@ -593,12 +686,14 @@ def _analysis(
             ladder_games=ladder_games if ladder_games is not None else defaults["ladder_games"],
             seed=seed,
             parts=parts,
+            equity=equity,
         )
         command = [f"acesim {name} --rules {rules}"]
         command += [f"--rules-file {p}" for p in rules_file or ()] + [f"--rule {r}" for r in rule or ()]
         command += [f"--sweep {sweep}"] if sweep else []
         command += [f"--games {plan.games}", f"--strategy {strategy}", f"--equity-games {plan.equity_games}",
                     f"--luck-games {plan.luck_games}", f"--ladder-games {plan.ladder_games}", f"--seed {seed}"]
+        command += [f"--equity {equity}"] if equity != "auto" else []
         command += [f"--out {out}"] if out is not None else []
         plan = dataclasses.replace(plan, command=" ".join(command))
         plan.check()
@@ -640,12 +735,16 @@ def _analysis_options(parts: tuple[str, ...], name: str, doc: str, out_required:
         ] = None,
         force: Annotated[bool, typer.Option("--force", help="Replace an existing report folder.")] = False,
         scheduler: SchedulerOption = None,
+        equity: Annotated[
+            str, typer.Option("--equity", help="Equity model V: auto (the better calibrated of the logistic "
+                                               "model and the shipped network), logistic, or learned:PATH.")
+        ] = "auto",
     ) -> None:
         if out_required and out is None:
             with one_line_errors():
                 raise AcesimError("report needs --out FOLDER")
         _analysis(name, parts, rules, rules_file, rule, sweep, games, strategy, equity_games, luck_games,
-                  ladder_games, seed, workers, out, force, scheduler)
+                  ladder_games, seed, workers, out, force, scheduler, equity)
 
     command.__doc__ = doc
     app.command(name)(command)

@@ -49,7 +49,7 @@ def play_records(
         raise AcesimError(f"the turn cap must be positive, got {turn_cap}")
     check_seed(seed)
     records = np.zeros((n_games, K.N_RECORD), dtype=np.int64)
-    kinds, widths, weights = lowered(strategy_a, strategy_b)
+    kinds, widths, weights = lowered(strategy_a, strategy_b, rules)
     K.play_games(
         (Position.start(rules.start) if start is None else start).to_board(),
         rules.to_array(),

@@ -27,7 +27,7 @@ from acesim import __version__
 from acesim.analysis import bonus as B
 from acesim.analysis import compare as C
 from acesim.analysis.elo import bradley_terry, skill_spread
-from acesim.analysis.equity import fit_equity, trace_games
+from acesim.analysis.equity import equity_models, trace_games
 from acesim.analysis.luck import FORMULAS, luck_summary, trace_luck
 from acesim.errors import AcesimError
 from acesim.games import play_games
@@ -54,6 +54,7 @@ class ReportPlan:
     seed: int = 42
     command: str = ""
     parts: tuple[str, ...] = PARTS  # which analyses to run: compare, bonus, luck
+    equity: str = "auto"  # the equity model V: auto, logistic or learned:PATH (analysis.equity)
 
     def needs(self, *parts: str) -> bool:
         return any(p in self.parts for p in parts)
@@ -76,8 +77,18 @@ class ReportPlan:
             raise AcesimError(
                 f"--strategy {self.strategy} is not deterministic; the value of rolls and per-roll luck value its plays"
             )
-        for spec in self.ladder_strategies:
-            load_strategy(spec)
+        for spec in (self.strategy, *self.ladder_strategies):
+            chosen = load_strategy(spec)
+            for r in self.rulesets:
+                chosen.check_rules(r)
+        if self.equity.startswith("learned:"):
+            from acesim.learned import load_model, model_path
+
+            model = load_model(model_path(self.equity[len("learned:"):]))
+            for r in self.rulesets:
+                model.check_rules(r)
+        elif self.equity not in ("auto", "logistic"):
+            raise AcesimError(f"unknown equity model {self.equity!r}; use auto, logistic or learned:PATH")
         if self.needs("luck") and ("random" not in self.ladder_strategies
                                    or self.strategy not in self.ladder_strategies):
             raise AcesimError("the skill ladder needs 'random' and the report's strategy")
@@ -89,7 +100,8 @@ class RuleSetResult:
 
     rules: Ruleset
     records: pd.DataFrame | None = None
-    calibration: pd.DataFrame | None = None
+    calibration: pd.DataFrame | None = None  # of every equity model, column ``model``
+    equity_model: str = ""  # the one the luck and roll values use
     brier: float = float("nan")
     brier_constant: float = float("nan")
     equity_positions: int = 0
@@ -109,8 +121,12 @@ def _one_rule_set(plan: ReportPlan, index: int) -> RuleSetResult:
     if plan.needs("compare", "bonus"):
         result.records = play_games(rules, plan.games, plan.seed, s, s)
     if plan.needs("bonus", "luck"):
-        model, calibration = fit_equity(rules, s, plan.equity_games, plan.seed)
-        result.calibration = calibration.bins
+        choice = equity_models(rules, s, plan.equity_games, plan.seed, plan.equity)
+        model, calibration = choice.model, choice.calibration
+        result.calibration = pd.concat(
+            [c.bins.assign(model=name, brier=c.brier) for name, c in choice.calibrations.items()]
+        )
+        result.equity_model = choice.chosen
         result.brier, result.brier_constant = calibration.brier, calibration.brier_constant
         result.equity_positions = calibration.positions
         # the luck games follow the equity model's games: the model never saw them
@@ -208,7 +224,8 @@ def tables(plan: ReportPlan, results: list[RuleSetResult]) -> dict[str, pd.DataF
     if plan.needs("bonus", "luck"):
         out["calibration"] = pd.concat([r.calibration.assign(rules=r.rules.name) for r in results])
         out["luck"] = pd.DataFrame(
-            [dict(r.luck, brier=r.brier, brier_constant=r.brier_constant, equity_positions=r.equity_positions,
+            [dict(r.luck, equity_model=r.equity_model, brier=r.brier, brier_constant=r.brier_constant,
+                  equity_positions=r.equity_positions,
                   games_too_long_to_trace=r.too_long) for r in results]
         )
     if plan.needs("luck"):
@@ -244,7 +261,9 @@ def figures(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.Data
         if phase:
             figs["chosen_by_phase"] = PL.phase_choice_chart(phase)
     if plan.needs("bonus", "luck"):
-        figs["calibration"] = PL.calibration_chart({r.rules.name: r.calibration for r in results})
+        figs["calibration"] = PL.calibration_chart(
+            {f"{r.rules.name}, {name}": bins for r in results for name, bins in r.calibration.groupby("model", sort=False)}
+        )
     if plan.needs("luck"):
         figs["luck"] = PL.luck_chart({r.rules.name: r.luck_games for r in results})
         figs["elo"] = PE.elo_chart({r.rules.name: r.elo for r in results})
@@ -344,7 +363,7 @@ def _luck_lines(plan: ReportPlan, t: dict[str, pd.DataFrame], results: list[Rule
     lk = t["luck"]
     lines = ["Luck factor, three ways:", "",
               "| rule set | luck games | luckier side won [95% CI] | R² of result on net luck [95% CI] | "
-              "sd of net luck | luck-adjusted result of seat A, mean [95% CI] (sd) | equity model Brier (constant) | skill spread Elo(best) − Elo(random) [95% CI] | "
+              "sd of net luck | luck-adjusted result of seat A, mean [95% CI] (sd) | equity model used: Brier (constant) | skill spread Elo(best) − Elo(random) [95% CI] | "
               f"{plan.strategy} vs random [95% CI] | relative skill RS |",
               "|---|---|---|---|---|---|---|---|---|---|"]
     rs = t["relative_skill"].set_index("rules")
@@ -358,7 +377,7 @@ def _luck_lines(plan: ReportPlan, t: dict[str, pd.DataFrame], results: list[Rule
             f"{_ci(row.r2_result_on_net_luck, row.r2_low, row.r2_high)} | {row.net_luck_sd:.3f} | "
             f"{_ci(row.luck_adjusted_a_mean, row.luck_adjusted_a_low, row.luck_adjusted_a_high)} "
             f"({row.luck_adjusted_a_sd:.3f}) | "
-            f"{row.brier:.4f} ({row.brier_constant:.4f}) | {spread} | "
+            f"{row.equity_model}: {row.brier:.4f} ({row.brier_constant:.4f}) | {spread} | "
             f"{_ci(s['win_rate_vs_random'], s['win_low'], s['win_high'])} (n = {int(s['games']):,}) | "
             f"{_ci(s['relative_skill'], s['rs_low'], s['rs_high'])} |"
         )
@@ -408,8 +427,10 @@ def _text(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFr
         "## Formulas",
         "",
         *[f"* `{f}`" for f in FORMULAS],
-        "* `V(s)`: logistic model of the win probability of the side on roll on the features of both "
-        "sides and both pip counts (a win probability under every scoring rule); `W(s, r)`: the value "
+        "* `V(s)`: the win probability of the side on roll (under every scoring rule), from one of two "
+        "equity models: a logistic model on the features of both sides and both pip counts, fitted here, "
+        "or the learned network shipped for the rule set (TD(λ) self-play, `acesim train`); both are "
+        f"calibrated on the same held-out games and the report uses {'the better calibrated (lower Brier)' if plan.equity == 'auto' else '`' + plan.equity + '`'}. `W(s, r)`: the value "
         "after the strategy plays roll r in s, its bonus included (1-2: the chosen double; roll-die: "
         "the six dice averaged), then V if the mover rolls again, else 1 − V of the opponent's view.",
         "* Relative skill `RS = (W(expert vs random) − 0.5) / (W_bound − 0.5)` with the bound `W_bound = 1` "

@@ -30,7 +30,8 @@ from acesim.errors import AcesimError
 from acesim.games import COLUMNS, DEFAULT_TURN_CAP, play_records, records_frame
 from acesim.rules import RULES_VERSION, Ruleset
 from acesim.streams import check_seed
-from acesim.strategies import Strategy
+from acesim.kernels.strategy import LEARNED
+from acesim.strategies import Strategy, load_strategy
 from acesim.summary import merge, partial, summarize, table_rows
 
 PLAN_FILE = "plan.json"
@@ -76,9 +77,26 @@ class Plan:
 
 
 def _strategy_doc(s: Strategy) -> dict:
-    """A strategy in full (its weights too), so a resumed run plays exactly as the first."""
-    return {"spec": s.spec, "kind": s.kind, "width": s.width, "choice_width": s.choice_width,
-            "weights": list(s.weights), "description": s.description}
+    """A strategy in full (its weights too), so a resumed run plays exactly as the first.
+
+    A learned strategy's network is too long for a plan: its model file's
+    digest stands for it, and resuming reloads the file and checks the digest.
+    """
+    doc = {"spec": s.spec, "kind": s.kind, "width": s.width, "choice_width": s.choice_width,
+           "description": s.description}
+    if s.kind == LEARNED:
+        return {**doc, "model_sha256": s.model_sha256}
+    return {**doc, "weights": list(s.weights)}
+
+
+def _strategy_from_doc(d: dict, where: str) -> Strategy:
+    if int(d["kind"]) == LEARNED:
+        s = load_strategy(str(d["spec"]))
+        if s.model_sha256 != d["model_sha256"]:
+            raise AcesimError(f"{where}: the model of {d['spec']} has changed since the run began: start a new run")
+        return s
+    return Strategy(d["spec"], int(d["kind"]), int(d["width"]), tuple(float(w) for w in d["weights"]),
+                    choice_width=int(d["choice_width"]), description=str(d.get("description", "")))
 
 
 def plan_from_description(doc: dict, where: str = "plan.json") -> Plan:
@@ -91,11 +109,7 @@ def plan_from_description(doc: dict, where: str = "plan.json") -> Plan:
                 "whose records may differ: start a new run"
             )
         rules = tuple(Ruleset(**knobs, name=name) for name, knobs in doc["rules"].items())
-        a, b = (
-            Strategy(d["spec"], int(d["kind"]), int(d["width"]), tuple(float(w) for w in d["weights"]),
-                     choice_width=int(d["choice_width"]), description=str(d.get("description", "")))
-            for d in (doc["strategies"]["a"], doc["strategies"]["b"])
-        )
+        a, b = (_strategy_from_doc(d, where) for d in (doc["strategies"]["a"], doc["strategies"]["b"]))
         plan = Plan(rules, a, b, int(doc["games"]), int(doc["seed"]), int(doc["chunk_size"]), int(doc["turn_cap"]))
     except AcesimError:
         raise
@@ -170,6 +184,9 @@ def make_plan(
             raise AcesimError(f"rule set {name!r} is given twice; give each rule set a distinct name")
         if not name or "/" in name or name.startswith("."):
             raise AcesimError(f"rule set name {name!r} cannot name an output folder")
+    for r in rules:
+        strategy_a.check_rules(r)
+        strategy_b.check_rules(r)
     check_seed(seed)
     size = chunk_size or default_chunk_size(games, workers, dask)
     return Plan(tuple(rules), strategy_a, strategy_b, games, seed, min(size, games), turn_cap)

@@ -1,10 +1,13 @@
 """Strategy names, the weights file, and their lowering to kernel arrays.
 
-A strategy spec is ``random`` or ``NAME[@full|@beam=K]`` where ``NAME`` is a
+A strategy spec is ``random``, ``NAME[@full|@beam=K]`` where ``NAME`` is a
 table of the weights file (``acesim/strategies.toml`` unless another file is
-given).  ``@full`` scores every play of every segment (and ranks the doubles
-after a 1-2 by exhaustive searches); ``@beam=K`` searches doubles segments
-with a beam of ``K`` positions (the file's ``beam_width`` by default).
+given), or ``learned:MODEL[@full|@beam=K]`` where ``MODEL`` is a model file
+(``.npz``, see ``acesim.learned``) or the name of a model shipped in
+``acesim/models/``.  ``@full`` scores every play of every segment (and ranks
+the doubles after a 1-2 by exhaustive searches); ``@beam=K`` searches
+doubles segments with a beam of ``K`` positions (the file's ``beam_width``
+by default, 4 for learned models).
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ import numpy as np
 
 from acesim.errors import AcesimError
 from acesim.kernels.evaluate import FEATURES, N_FEATURES
-from acesim.kernels.strategy import LINEAR, MAX_WIDTH, RANDOM
+from acesim.kernels.strategy import LEARNED, LINEAR, MAX_WIDTH, RANDOM
 
 RANDOM_NAME = "random"
+LEARNED_PREFIX = "learned:"
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,19 @@ class Strategy:
     weights: tuple[float, ...]
     choice_width: int = 1  # width of the searches that rank the doubles after a 1-2
     description: str = ""
+    # a learned strategy's model: the rules it was trained under, and its file's digest
+    model_rules: str = ""
+    model_knobs: tuple = ()
+    model_sha256: str = ""
+
+    def check_rules(self, rules) -> None:
+        """A learned strategy plays only the rules its model was trained under."""
+        if self.kind == LEARNED and dict(self.model_knobs) != rules.knobs():
+            differ = [k for k, v in self.model_knobs if rules.knobs()[k] != v]
+            raise AcesimError(
+                f"strategy {self.spec} was trained under rules {self.model_rules!r}; these games use "
+                f"{rules.name!r}, which differ in {', '.join(differ)}: train a model for them"
+            )
 
 
 def _read_file(path: Path | None) -> dict:
@@ -93,6 +110,8 @@ def load_strategy(spec: str, path: Path | None = None) -> Strategy:
     """The strategy a spec names; a one-line ``AcesimError`` for anything unknown."""
     spec = spec.strip()
     name, _, search = spec.partition("@")
+    if name.startswith(LEARNED_PREFIX):
+        return _learned(spec, name[len(LEARNED_PREFIX):], search)
     if name == RANDOM_NAME:
         if search:
             raise AcesimError(f"strategy 'random' takes no search option, got {spec!r}")
@@ -117,9 +136,56 @@ def load_strategy(spec: str, path: Path | None = None) -> Strategy:
     return Strategy(spec, LINEAR, width, weights, choice_width=choice_width, description=description)
 
 
-def lowered(a: Strategy, b: Strategy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The kernel arrays of a pairing: kinds, beam widths and weights, seat A then seat B."""
+def _search_width(spec: str, search: str, default: int) -> int:
+    if search == "":
+        return default
+    if search == "full":
+        return 0
+    if search.startswith("beam="):
+        try:
+            width = int(search[len("beam="):])
+        except ValueError:
+            width = -1
+        if 1 <= width <= MAX_WIDTH:
+            return width
+        raise AcesimError(f"beam width must be an integer in 1..{MAX_WIDTH}, got {spec!r}")
+    raise AcesimError(f"unknown search option in {spec!r}; use NAME@full or NAME@beam=K")
+
+
+def _learned(spec: str, name: str, search: str) -> Strategy:
+    from acesim.learned import DEFAULT_WIDTH, load_model, model_path
+
+    if not name:
+        raise AcesimError("strategy 'learned:' needs a model: learned:PATH.npz or learned:NAME of a shipped model")
+    width = _search_width(spec, search, DEFAULT_WIDTH)
+    model = load_model(model_path(name))
+    return Strategy(
+        spec, LEARNED, width, tuple(model.array.tolist()), choice_width=width,
+        description=f"1-ply search with the network of {model.path} (trained under {model.rules_name})",
+        model_rules=model.rules_name, model_knobs=model.knobs, model_sha256=model.sha256,
+    )
+
+
+def learned_strategy(array: np.ndarray, rules, spec: str, width: int) -> Strategy:
+    """A learned strategy from a network in memory (training evaluates itself with this)."""
+    return Strategy(spec, LEARNED, width, tuple(array.tolist()), choice_width=width,
+                    description="network in training", model_rules=rules.name,
+                    model_knobs=tuple(rules.knobs().items()))
+
+
+def lowered(a: Strategy, b: Strategy, rules=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel arrays of a pairing: kinds, beam widths and weights, seat A then seat B.
+
+    The weight rows are padded with zeros to the longer of the two (a
+    network's row is far longer than a heuristic's).  With ``rules``, a
+    learned strategy trained under other rules is refused.
+    """
+    if rules is not None:
+        a.check_rules(rules)
+        b.check_rules(rules)
     kinds = np.array([a.kind, b.kind], dtype=np.int64)
     widths = np.array([[a.width, a.choice_width], [b.width, b.choice_width]], dtype=np.int64)
-    weights = np.array([a.weights, b.weights], dtype=np.float64)
+    weights = np.zeros((2, max(len(a.weights), len(b.weights))), dtype=np.float64)
+    weights[0, : len(a.weights)] = a.weights
+    weights[1, : len(b.weights)] = b.weights
     return kinds, widths, weights

@@ -238,6 +238,6 @@ def test_choose_and_play_double_equals_choosing_then_playing(name):
             )
             slow = board.copy()
             ws, d = choose_double(slow, ra, s.kind, s.choice_width, weights, choices, ws, out, sc)
-            _, _, n2, used2 = play_segment(slow, ra, d, d, s.kind, s.width, weights, choices, ws, uniform, out, sc)
+            _, _, n2, used2 = play_segment(slow, ra, d, d, True, s.kind, s.width, weights, choices, ws, uniform, out, sc)
             assert (chosen, n, used) == (d, n2, used2)
             assert np.array_equal(fast, slow)

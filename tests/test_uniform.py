@@ -545,7 +545,7 @@ def test_random_strategy_plays_by_the_uniform_search_and_grows_it():
         played = board.copy()
         small = new_uniform_scratch(capacity)
         _, grown, n, used = play_segment(
-            played, rules, 3, 3, RANDOM, 0, weights, rng, engines.ws, small, out, new_scratch(1)
+            played, rules, 3, 3, False, RANDOM, 0, weights, rng, engines.ws, small, out, new_scratch(1)
         )
         assert (n, used) == (8, ref_used) and played.tobytes() in {row.tobytes() for row in ref}
         assert (len(grown) > len(small)) == (capacity == 64)

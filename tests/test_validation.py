@@ -333,7 +333,7 @@ def test_mean_pips_per_roll_is_49_over_6_when_nothing_blocks() -> None:
             a, b = int(die(dice)), int(die(dice))
             before = int(pip_count(board))
             ws, uniform, n, used = play_segment(
-                board, rules, a, b, RANDOM, 0, weights, choices, ws, uniform, out, sc
+                board, rules, a, b, False, RANDOM, 0, weights, choices, ws, uniform, out, sc
             )
             if used != n:
                 short.append((Position.from_board(board), (a, b), int(used), int(n)))

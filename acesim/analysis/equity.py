@@ -21,6 +21,8 @@ from acesim.errors import AcesimError
 from acesim.games import DEFAULT_TURN_CAP, _strategy
 from acesim.kernels import game as K
 from acesim.kernels import luck as LK
+from acesim.kernels import net as NK
+from acesim.kernels.net import LOGISTIC_TAG
 from acesim.kernels.plays import new_workspace
 from acesim.kernels.strategy import new_scratch
 from acesim.kernels.uniform import new_uniform_scratch
@@ -64,7 +66,7 @@ def trace_games(
         raise AcesimError(f"the number of games must be positive, got {n_games}")
     check_seed(seed)
     a, b = _strategy(strategy_a), _strategy(strategy_b)
-    kinds, widths, weights = lowered(a, b)
+    kinds, widths, weights = lowered(a, b, rules)
     keys = block_keys(seed, first_game, n_games)
     first_block = first_game // K.GAMES_PER_BLOCK
     start = Position.start(rules.start).to_board()
@@ -126,6 +128,11 @@ class EquityModel:
     def predict(self, inputs: np.ndarray) -> np.ndarray:
         return self.fit.predict(inputs)
 
+    @property
+    def kernel_coef(self) -> np.ndarray:
+        """The tagged array the luck kernels read (``kernels.luck.equity``)."""
+        return np.concatenate([[LOGISTIC_TAG], self.coef])
+
 
 @dataclass(frozen=True)
 class Calibration:
@@ -138,6 +145,86 @@ class Calibration:
     games: int
 
 
+@dataclass(frozen=True)
+class LearnedEquity:
+    """A learned network used as V: its output 0 is the side on roll's win probability."""
+
+    rules: str
+    path: str
+    array: np.ndarray
+
+    @property
+    def kernel_coef(self) -> np.ndarray:
+        return self.array
+
+    def predict_boards(self, boards: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(boards))
+        NK.win_probabilities(self.array, np.ascontiguousarray(boards).astype(np.int8), out)
+        return out
+
+
+@dataclass(frozen=True)
+class EquityChoice:
+    """The equity models of one rule set, each calibrated on the same held-out games, and the one used."""
+
+    logistic: EquityModel
+    calibrations: dict  # model name ("logistic", "learned") -> Calibration
+    chosen: str
+    learned: LearnedEquity | None = None
+
+    @property
+    def model(self) -> EquityModel | LearnedEquity:
+        return self.learned if self.chosen == "learned" else self.logistic
+
+    @property
+    def calibration(self) -> Calibration:
+        return self.calibrations[self.chosen]
+
+
+EQUITY_CHOICES = ("auto", "logistic", "learned:PATH")
+
+
+def equity_models(
+    rules: Ruleset,
+    strategy: Strategy | str,
+    games: int,
+    seed: int,
+    equity: str = "auto",
+    holdout: float = 0.2,
+) -> EquityChoice:
+    """Fit the logistic V, calibrate it and a learned network on the same held-out games, pick one.
+
+    ``equity`` is ``logistic``, ``learned:PATH`` (a model file or a shipped
+    model's name), or ``auto``: the model shipped for these rules when one
+    exists, and then whichever of the two has the lower held-out Brier score.
+    """
+    from acesim.learned import load_model, model_path, shipped_model
+
+    learned_model = None
+    if equity.startswith("learned:"):
+        learned_model = load_model(model_path(equity[len("learned:"):]))
+        learned_model.check_rules(rules)
+    elif equity in ("auto", "logistic"):
+        learned_model = shipped_model(rules)
+    else:
+        raise AcesimError(f"unknown equity model {equity!r}; use auto, logistic or learned:PATH")
+    model, test, boards, base_rate = _fit(rules, strategy, games, seed, holdout)
+    y = test["won"].to_numpy()
+    calibrations = {"logistic": calibrate_probabilities(model.predict(test[list(LK.INPUTS)].to_numpy()), y,
+                                                        base_rate, test)}
+    learned = None
+    if learned_model is not None:
+        learned = LearnedEquity(rules.name, learned_model.path, learned_model.array)
+        calibrations["learned"] = calibrate_probabilities(learned.predict_boards(boards), y, base_rate, test)
+    if equity == "logistic" or learned is None:
+        chosen = "logistic"
+    elif equity.startswith("learned:"):
+        chosen = "learned"
+    else:
+        chosen = "learned" if calibrations["learned"].brier < calibrations["logistic"].brier else "logistic"
+    return EquityChoice(model, calibrations, chosen, learned)
+
+
 def fit_equity(
     rules: Ruleset,
     strategy: Strategy | str,
@@ -146,6 +233,12 @@ def fit_equity(
     holdout: float = 0.2,
 ) -> tuple[EquityModel, Calibration]:
     """Fit V on ``games`` self-play games of ``strategy``; calibrate on the last ``holdout`` share."""
+    model, test, _, base_rate = _fit(rules, strategy, games, seed, holdout)
+    return model, calibrate(model, test, base_rate)
+
+
+def _fit(rules, strategy, games, seed, holdout):
+    """The logistic V, the held-out positions (inputs and boards) and the training win rate."""
     if games < 10:
         raise AcesimError(f"the equity model needs at least 10 games, got {games}")
     if not 0 < holdout < 1:
@@ -154,8 +247,9 @@ def fit_equity(
     traces = trace_games(rules, s, s, seed, 0, games)
     frame = positions(traces)
     cut = traces.games[int(len(traces.games) * (1 - holdout))]
-    train = frame[frame["game"] < cut]
-    test = frame[frame["game"] >= cut]
+    held_out = (frame["game"] >= cut).to_numpy()
+    train = frame[~held_out]
+    test = frame[held_out]
     inputs = list(LK.INPUTS)
     fit = fit_logistic(train[inputs].to_numpy(), train["won"].to_numpy(), ridge=1e-4)
     intercept, slopes = fit.raw_coefficients()
@@ -168,13 +262,17 @@ def fit_equity(
         train_positions=len(train),
         seed=seed,
     )
-    return model, calibrate(model, test, float(train["won"].mean()))
+    return model, test, traces.rolls[held_out, K.T_BOARD :], float(train["won"].mean())
 
 
 def calibrate(model: EquityModel, test: pd.DataFrame, base_rate: float) -> Calibration:
     """Predicted vs observed on held-out positions, in ten bins of predicted probability."""
-    p = model.predict(test[list(LK.INPUTS)].to_numpy())
-    y = test["won"].to_numpy()
+    return calibrate_probabilities(model.predict(test[list(LK.INPUTS)].to_numpy()), test["won"].to_numpy(),
+                                   base_rate, test)
+
+
+def calibrate_probabilities(p: np.ndarray, y: np.ndarray, base_rate: float, test: pd.DataFrame) -> Calibration:
+    """Calibration of predictions ``p`` of outcomes ``y`` (the held-out positions ``test``)."""
     edges = np.linspace(0, 1, 11)
     which = np.clip(np.digitize(p, edges) - 1, 0, 9)
     rows = []

@@ -62,7 +62,7 @@ def trace_luck(
             "per-roll luck needs strategies that play deterministically; 'random' has no single play "
             "to value"
         )
-    kinds, widths, weights = lowered(a, b)
+    kinds, widths, weights = lowered(a, b, rules)
     ra = rules.to_array()
     ws, uniform, sc = new_workspace(), new_uniform_scratch(), new_scratch(int(widths.max()))
     out = np.zeros(3, dtype=np.int64)
@@ -74,7 +74,7 @@ def trace_luck(
         lo, hi = traces.start[i], traces.start[i + 1]
         ws, uniform = LK.trace_luck(
             traces.rolls[lo:hi], hi - lo, traces.records[i, K.WINNER], ra, kinds, widths, weights,
-            model.coef, choices, ws, uniform, out, sc, rows[lo:hi], values[lo:hi],
+            model.kernel_coef, choices, ws, uniform, out, sc, rows[lo:hi], values[lo:hi],
         )
     counts = np.diff(traces.start)
     rolls = pd.DataFrame(

@@ -204,7 +204,7 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                     record[STAKES_DOUBLINGS] += 1
             before[:] = board
             ws, uniform, n, used = play_segment(
-                board, rules, die_a, die_b, kind, width, w, choices, ws, uniform, out, sc
+                board, rules, die_a, die_b, False, kind, width, w, choices, ws, uniform, out, sc
             )
             _count_segment(board, before, n, used, record, side, turn_number)
             if board[OFF] == N_CHECKERS:
@@ -219,7 +219,7 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                 if acey_deucey == ACEY_DEUCEY_ROLL_DIE:
                     chosen = die(dice)
                     ws, uniform, n, used = play_segment(
-                        board, rules, chosen, chosen, kind, width, w, choices, ws, uniform, out, sc
+                        board, rules, chosen, chosen, True, kind, width, w, choices, ws, uniform, out, sc
                     )
                 else:
                     ws, uniform, chosen, n, used = choose_and_play_double(

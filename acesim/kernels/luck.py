@@ -1,9 +1,11 @@
 """The equity model's inputs, the value of each roll, and per-roll luck (STATISTICS.md).
 
-``V(s)`` is the probability that the side on roll in ``s`` wins: a logistic
-model over ``equity_inputs`` (the evaluation features of both sides and the
-two pip counts), fitted in ``acesim.analysis.equity``; the kernels receive its
-intercept and slopes on the raw inputs.
+``V(s)`` is the probability that the side on roll in ``s`` wins, from one of
+two equity models, each a flat array whose first number tells which:
+``LOGISTIC_TAG``, then the intercept and slopes on the raw ``equity_inputs``
+(the evaluation features of both sides and the two pip counts) of a logistic
+model fitted in ``acesim.analysis.equity``; or a learned network
+(``kernels.net``, tag ``NET_TAG``), whose output 0 is V.
 
 ``W(s, r)`` is the value to the mover after its strategy has played roll ``r``
 in ``s``: the segment, then the bonus that ``r`` earns (the chosen double
@@ -33,6 +35,7 @@ from acesim.kernels.layout import (
     R_BONUS_NEEDS_FULL_USE,
     R_DOUBLES_EXTRA_ROLL,
 )
+from acesim.kernels.net import NET_TAG, win_probability
 from acesim.kernels.strategy import choose_double, play_segment
 
 # The inputs: the evaluation features of the side on roll, the same of its
@@ -72,39 +75,45 @@ def equity_rows(boards, out):
 
 
 @njit(cache=True)
-def equity(board, coef, flipped, x):
-    """``V(board)``: the side on roll's win probability; ``coef`` = intercept, then slopes."""
+def equity(board, coef, flipped, x, sc):
+    """``V(board)``: the side on roll's win probability under the equity model ``coef``.
+
+    ``coef`` is tagged (module docstring); ``sc`` is the strategies' scratch,
+    whose network buffers a learned model uses.
+    """
     if board[OFF] == N_CHECKERS:
         return 1.0
     if board[OPP_OFF] == N_CHECKERS:
         return 0.0
+    if coef[0] == NET_TAG:
+        return win_probability(coef, board, sc.net)
     equity_inputs(board, flipped, x)
-    t = coef[0]
+    t = coef[1]
     for i in range(x.shape[0]):
-        t += coef[i + 1] * x[i]
+        t += coef[i + 2] * x[i]
     return 1.0 / (1.0 + np.exp(-t))
 
 
 @njit(cache=True)
-def _after_turn(board, rules, again, coef, flipped, x, other):
+def _after_turn(board, rules, again, coef, flipped, x, other, sc):
     """The mover's value once its roll is played: ``V`` if it rolls again, else ``1 - V(flip)``."""
     if board[OFF] == N_CHECKERS:
         return 1.0
     if again:
-        return equity(board, coef, flipped, x)
+        return equity(board, coef, flipped, x, sc)
     flip(board, other)
-    return 1.0 - equity(other, coef, flipped, x)
+    return 1.0 - equity(other, coef, flipped, x, sc)
 
 
 @njit(cache=True)
 def _bonus_value(work, rules, d, kind, width, weights, choices, ws, uniform, out, sc, coef, flipped, x,
                  other):
     """Play the double ``d`` earned by a 1-2 on ``work`` and value the result."""
-    ws, uniform, n, used = play_segment(work, rules, d, d, kind, width, weights, choices, ws, uniform,
+    ws, uniform, n, used = play_segment(work, rules, d, d, True, kind, width, weights, choices, ws, uniform,
                                         out, sc)
     again = rules[R_ACEY_DEUCEY_EXTRA_ROLL] != 0 and not (
         rules[R_BONUS_NEEDS_FULL_USE] != 0 and used < n)
-    return ws, uniform, _after_turn(work, rules, again, coef, flipped, x, other)
+    return ws, uniform, _after_turn(work, rules, again, coef, flipped, x, other, sc)
 
 
 @njit(cache=True)
@@ -115,7 +124,7 @@ def roll_value(board, rules, die_a, die_b, kind, width, choice_width, weights, c
     The same steps as ``game.play_game`` takes for one roll.  Returns ``(ws, uniform, W)``.
     """
     work[:] = board
-    ws, uniform, n, used = play_segment(work, rules, die_a, die_b, kind, width, weights, choices, ws,
+    ws, uniform, n, used = play_segment(work, rules, die_a, die_b, False, kind, width, weights, choices, ws,
                                         uniform, out, sc)
     if work[OFF] == N_CHECKERS:
         return ws, uniform, 1.0
@@ -124,7 +133,7 @@ def roll_value(board, rules, die_a, die_b, kind, width, choice_width, weights, c
     one_two = die_a + die_b == 3 and die_a != die_b
     if one_two and rules[R_ACEY_DEUCEY] != ACEY_DEUCEY_NONE:
         if full_use and not complete:
-            return ws, uniform, _after_turn(work, rules, False, coef, flipped, x, other)
+            return ws, uniform, _after_turn(work, rules, False, coef, flipped, x, other, sc)
         if rules[R_ACEY_DEUCEY] == ACEY_DEUCEY_ROLL_DIE:
             total = 0.0
             played = work.copy()
@@ -138,7 +147,7 @@ def roll_value(board, rules, die_a, die_b, kind, width, choice_width, weights, c
         return _bonus_value(work, rules, d, kind, width, weights, choices, ws, uniform, out, sc, coef,
                             flipped, x, other)
     again = die_a == die_b and rules[R_DOUBLES_EXTRA_ROLL] != 0 and not (full_use and not complete)
-    return ws, uniform, _after_turn(work, rules, again, coef, flipped, x, other)
+    return ws, uniform, _after_turn(work, rules, again, coef, flipped, x, other, sc)
 
 
 @njit(cache=True)
@@ -193,12 +202,12 @@ def trace_luck(trace, n, winner, rules, kinds, widths, weights, coef, choices, w
         for r in range(N_ROLLS):
             mean += p[r] * values[k, r]
         rows[k, L_SIDE] = side
-        rows[k, L_V] = equity(board, coef, flipped, x)
+        rows[k, L_V] = equity(board, coef, flipped, x, sc)
         rows[k, L_W_ROLL] = values[k, roll_index(trace[k, T_DIE_A], trace[k, T_DIE_B])]
         rows[k, L_W_MEAN] = mean
         if k + 1 < n:
             board[:] = trace[k + 1, T_BOARD:]
-            v_next = equity(board, coef, flipped, x)
+            v_next = equity(board, coef, flipped, x, sc)
             rows[k, L_W_AFTER] = v_next if trace[k + 1, T_SIDE] == side else 1.0 - v_next
         else:
             rows[k, L_W_AFTER] = 1.0 if winner == side else 0.0

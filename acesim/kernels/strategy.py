@@ -2,7 +2,8 @@
 
 ``RANDOM`` picks uniformly among the distinct legal plays (the reference
 definition) and the double uniformly among 1..6.  ``LINEAR`` plays the legal
-play that maximises ``evaluate.score`` under its weight vector:
+play that maximises ``evaluate.score`` under its weight vector; ``LEARNED``
+the one that maximises the network's equity (``kernels.net``) one ply ahead:
 
 * a two-dice segment is small, so every play is scored (exhaustively, depth
   first, without storing the nodes: ``_two_dice``);
@@ -14,6 +15,17 @@ play that maximises ``evaluate.score`` under its weight vector:
   searched exhaustively instead.  ``width = 0`` means exhaustive always;
 * the double after a 1-2 is the one whose best play scores highest (each
   double searched with the strategy's ``choice_width``).
+
+``LEARNED`` scores a play by the equity of its resulting position for the
+mover: the network's value with the mover on roll when it rolls again (a
+double with an extra roll, a 1-2, the double chosen after it when that earns
+a roll), else minus the value with the opponent on roll.  A two-dice segment
+is enumerated and every distinct play scored; a doubles segment is searched by
+the same beam as ``LINEAR`` with the network scoring the partial positions.
+The search assumes a bonus roll is not forfeited: under
+``bonus_needs_full_use`` the beam may score a play that cannot use every die
+as if the mover rolled again (the exhaustive search knows the dice used and
+does not).
 
 The random choices (which play, which double) come from the game's choice
 stream, never from its dice stream.
@@ -36,6 +48,7 @@ from acesim.kernels.evaluate import (
     update_summary,
 )
 from acesim.kernels.layout import (
+    ACEY_DEUCEY_NONE,
     BOARD_DTYPE,
     BOARD_SIZE,
     DOUBLES_FOUR_PLUS_COMPLEMENT,
@@ -44,8 +57,13 @@ from acesim.kernels.layout import (
     N_CHECKERS,
     N_POINTS,
     OFF,
+    R_ACEY_DEUCEY,
+    R_ACEY_DEUCEY_EXTRA_ROLL,
+    R_BONUS_NEEDS_FULL_USE,
     R_DOUBLES,
+    R_DOUBLES_EXTRA_ROLL,
 )
+from acesim.kernels.net import WIN_EQUITY, equity_of, new_net_scratch
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.rng import below
 from acesim.kernels.uniform import FULL as UNIFORM_FULL
@@ -53,6 +71,7 @@ from acesim.kernels.uniform import grown_uniform_scratch, uniform_play
 
 RANDOM = 0
 LINEAR = 1
+LEARNED = 2
 
 # The board's single-move kernels, inlined into the searches here: they are
 # called once per searched node, and a call that takes arrays costs atomic
@@ -69,8 +88,9 @@ N_SOURCES = FROM_WAITING + 1  # a move's source: points 1..24, FROM_BAR, FROM_WA
 # scores and summaries (evaluate.summarize), the child being scored and its
 # summary, the summaries of an exhaustive search's nodes, the chosen play, the
 # feature vector, single moves (of a node and of its child), the segment's dice,
-# the move pairs a two-dice search has seen (``_two_dice``) and the best play
-# of the double chosen after a 1-2 (``choose_and_play_double``).
+# the move pairs a two-dice search has seen (``_two_dice``), the best play
+# of the double chosen after a 1-2 (``choose_and_play_double``), and the
+# network's active inputs, activations and back-propagated errors (``kernels.net``).
 Scratch = namedtuple(
     "Scratch",
     [
@@ -90,6 +110,7 @@ Scratch = namedtuple(
         "segment",
         "pairs",
         "chosen",
+        "net",
     ],
 )
 
@@ -114,6 +135,7 @@ def new_scratch(width):
         np.zeros(MAX_SEGMENT, dtype=np.int64),
         np.zeros(N_SOURCES, dtype=np.int64),
         np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE),
+        new_net_scratch(),
     )
 
 
@@ -353,6 +375,103 @@ def _beam(board, rules, segment, n, width, ws, out, weights, sc, result):
     return ws, used, beam_scores[0]
 
 
+@njit(cache=True, inline="always")
+def net_score(position, again, model, sc):
+    """The mover's equity after a play reaching ``position`` (see the module docstring)."""
+    if position[OFF] == N_CHECKERS:
+        return WIN_EQUITY
+    if again:
+        return equity_of(model, position, 0, sc.net)
+    return -equity_of(model, position, 1, sc.net)
+
+
+@njit(cache=True)
+def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result):
+    """Score every distinct legal play with the network; the best into ``result``.  Returns ``(ws, used, score)``."""
+    while enumerate_plays(board, rules, segment, n, ws, out) == FULL:
+        ws = grown_workspace(ws)
+    first, stop, used = out[0], out[1], out[2]
+    if used < n and rules[R_BONUS_NEEDS_FULL_USE] != 0:
+        again = False  # the bonus roll is forfeited whichever play is chosen
+    best = first
+    best_score = -np.inf
+    for node in range(first, stop):
+        s = net_score(ws.nodes[node], again, model, sc)
+        if s > best_score:
+            best_score = s
+            best = node
+    result[:] = ws.nodes[best]
+    return ws, used, best_score
+
+
+@njit(cache=True)
+def _net_beam(board, rules, segment, n, width, again, ws, out, model, sc, result):
+    """``_beam`` with the network's scores."""
+    open_bits = open_mask(board)
+    beam, beam_scores, beam_sums = sc.beam, sc.beam_scores, sc.beam_sums
+    nxt, next_scores, next_sums = sc.next, sc.next_scores, sc.next_sums
+    child, child_sum = sc.child, sc.child_sum
+    moves = sc.moves
+    beam[0, :] = board
+    summarize(board, beam_sums[0])
+    beam_scores[0] = 0.0
+    kept = 1
+    used = 0
+    pruned = False
+    for k in range(n):
+        die = segment[k]
+        n_next = 0
+        for b in range(kept):
+            node = beam[b]
+            node_sum = beam_sums[b]
+            if node[OFF] == N_CHECKERS:
+                continue  # the game ended here; a deeper play, if any, is the legal one
+            m = legal_moves(node, rules, die, True, open_bits, node_sum[S_MINE], moves)
+            for i in range(m):
+                src, dst = moves[i, 0], moves[i, 1]
+                update_summary(node_sum, node, src, dst, child_sum)
+                child[:] = node
+                apply_move(child, src, dst)
+                s = net_score(child, again, model, sc)
+                n_next, dropped = _keep(child, child_sum, s, nxt, next_scores, next_sums, n_next, width)
+                pruned = pruned or dropped
+        if n_next == 0:
+            break
+        used = k + 1
+        beam, nxt = nxt, beam
+        beam_scores, next_scores = next_scores, beam_scores
+        beam_sums, next_sums = next_sums, beam_sums
+        kept = n_next
+    if used < n and pruned:
+        return _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
+    result[:] = beam[0]
+    if used == 0:
+        return ws, 0, net_score(board, again and rules[R_BONUS_NEEDS_FULL_USE] == 0, model, sc)
+    return ws, used, beam_scores[0]
+
+
+@njit(cache=True)
+def net_best_play(board, rules, segment, n, width, again, ws, out, model, sc, result):
+    """The ``LEARNED`` strategy's play of ``segment[:n]`` into ``result``; returns ``(ws, used, score)``."""
+    if n > 2 and width > 0:
+        return _net_beam(board, rules, segment, n, width, again, ws, out, model, sc, result)
+    return _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
+
+
+@njit(cache=True, inline="always")
+def rolls_again(rules, die_a, die_b, bonus):
+    """Whether the mover is still on roll after this segment, if it uses every die.
+
+    ``bonus`` marks the double earned by a 1-2; a 1-2 itself is followed by
+    that double, so the mover is still on roll.
+    """
+    if bonus:
+        return rules[R_ACEY_DEUCEY_EXTRA_ROLL] != 0
+    if die_a == die_b:
+        return rules[R_DOUBLES_EXTRA_ROLL] != 0
+    return die_a + die_b == 3 and rules[R_ACEY_DEUCEY] != ACEY_DEUCEY_NONE
+
+
 @njit(cache=True)
 def best_play(board, rules, segment, n, width, ws, out, weights, sc, result):
     """The ``LINEAR`` strategy's play of ``segment[:n]`` into ``result``; returns ``(ws, used, score)``."""
@@ -365,15 +484,16 @@ def best_play(board, rules, segment, n, width, ws, out, weights, sc, result):
 
 
 @njit(cache=True, inline="always")
-def play_segment(board, rules, die_a, die_b, kind, width, weights, choices, ws, uniform, out, sc):
+def play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choices, ws, uniform, out, sc):
     """Play the segment of ``(die_a, die_b)`` in place by strategy ``kind``.
 
-    ``RANDOM`` plays by the depth-first search of ``kernels.uniform`` with
-    scratch ``uniform``; the others search with workspace ``ws``.  Returns
-    ``(ws, uniform, dice in the segment, dice used)``: either memory may have grown.
-    Inlined into the game loop: a call passing the two scratch tuples costs
-    reference counting of each of their arrays, a sizable part of a random
-    strategy's roll.
+    ``bonus`` marks the double earned by a 1-2 (the learned strategy values
+    what follows it differently).  ``RANDOM`` plays by the depth-first search
+    of ``kernels.uniform`` with scratch ``uniform``; the others search with
+    workspace ``ws``.  Returns ``(ws, uniform, dice in the segment, dice
+    used)``: either memory may have grown.  Inlined into the game loop: a call
+    passing the two scratch tuples costs reference counting of each of their
+    arrays, a sizable part of a random strategy's roll.
     """
     n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, sc.segment)
     if kind == RANDOM:
@@ -382,27 +502,40 @@ def play_segment(board, rules, die_a, die_b, kind, width, weights, choices, ws, 
             if status != UNIFORM_FULL:
                 return ws, uniform, n, used
             uniform = grown_uniform_scratch(uniform)
-    ws, used, _ = best_play(board, rules, sc.segment, n, width, ws, out, weights, sc, sc.play)
+    if kind == LEARNED:
+        again = rolls_again(rules, die_a, die_b, bonus)
+        ws, used, _ = net_best_play(board, rules, sc.segment, n, width, again, ws, out, weights, sc, sc.play)
+    else:
+        ws, used, _ = best_play(board, rules, sc.segment, n, width, ws, out, weights, sc, sc.play)
     board[:] = sc.play
     return ws, uniform, n, used
+
+
+@njit(cache=True, inline="always")
+def _strategy_play(board, rules, segment, n, width, kind, again, ws, out, weights, sc):
+    """The best play of a ``LINEAR`` or ``LEARNED`` strategy into ``sc.play``; returns ``(ws, used, score)``."""
+    if kind == LEARNED:
+        return net_best_play(board, rules, segment, n, width, again, ws, out, weights, sc, sc.play)
+    return best_play(board, rules, segment, n, width, ws, out, weights, sc, sc.play)
 
 
 @njit(cache=True)
 def choose_double(board, rules, kind, choice_width, weights, choices, ws, out, sc):
     """The double (1..6) the strategy picks after a 1-2 in position ``board``; returns ``(ws, d)``.
 
-    A ``LINEAR`` strategy ranks the six doubles by the score of each one's best
-    play, searched with a beam of ``choice_width`` (0 = exhaustively); the
-    chosen double is then played with the strategy's own search.
+    A ``LINEAR`` or ``LEARNED`` strategy ranks the six doubles by the score of
+    each one's best play, searched with a beam of ``choice_width`` (0 =
+    exhaustively); the chosen double is then played with the strategy's own search.
     """
     if kind == RANDOM:
         return ws, below(choices, 6) + 1
     four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
+    again = rolls_again(rules, 1, 1, True)
     best_d = 1
     best_score = -np.inf
     for d in range(1, 7):
         n = segment_of(d, d, four_plus, sc.segment)
-        ws, _, s = best_play(board, rules, sc.segment, n, choice_width, ws, out, weights, sc, sc.play)
+        ws, _, s = _strategy_play(board, rules, sc.segment, n, choice_width, kind, again, ws, out, weights, sc)
         if s > best_score:
             best_score = s
             best_d = d
@@ -422,15 +555,16 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
     if kind == RANDOM or choice_width != width:
         ws, chosen = choose_double(board, rules, kind, choice_width, weights, choices, ws, out, sc)
         ws, uniform, n, used = play_segment(
-            board, rules, chosen, chosen, kind, width, weights, choices, ws, uniform, out, sc
+            board, rules, chosen, chosen, True, kind, width, weights, choices, ws, uniform, out, sc
         )
         return ws, uniform, chosen, n, used
     four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
+    again = rolls_again(rules, 1, 1, True)
     best_d, best_n, best_used = 1, 0, 0
     best_score = -np.inf
     for d in range(1, 7):
         n = segment_of(d, d, four_plus, sc.segment)
-        ws, used, s = best_play(board, rules, sc.segment, n, width, ws, out, weights, sc, sc.play)
+        ws, used, s = _strategy_play(board, rules, sc.segment, n, width, kind, again, ws, out, weights, sc)
         if s > best_score:  # the first double of the best score, as choose_double
             best_score = s
             best_d, best_n, best_used = d, n, used

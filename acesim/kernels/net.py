@@ -1,0 +1,338 @@
+"""The learned player's network: input encoding, forward pass and TD(lambda) step.
+
+A model is one flat ``float64`` array: a header of ``HEADER`` numbers (the
+sizes below), then the parameters, layer by layer:
+
+    W1 [inputs x hidden1], b1 [hidden1],
+    (W2 [hidden1 x hidden2], b2 [hidden2] when hidden2 > 0),
+    Wo [last hidden x outputs], bo [outputs].
+
+Every unit is a sigmoid.  Output 0 is the probability that the side on roll
+wins.  Output 1, present when the rule set's scoring makes points differ from
+wins, is ``(E[signed points] / scale + 1) / 2`` for the side on roll, where
+``scale`` is the most a game can be worth without stakes doublings (15 under
+``per-checker``, 3 under ``gammons``): expected points = ``scale * (2 y1 - 1)``.
+
+The inputs (``ENCODING_VERSION`` 1) describe a position from the view of the
+side on roll, ``SIDE_INPUTS`` units for it and as many for its opponent, each
+side counted on its own points 1..24 (point 1 is the last before bearing off):
+
+* four units per point, as TD-Gammon: 1 if the side has one checker or more
+  there, 1 if two or more, 1 if three or more, and (n - 3) / 2 beyond three;
+* checkers on the bar / 2;
+* 1 if any checker is still waiting to enter, and waiting checkers / 5;
+* checkers borne off / 15;
+* the pip count / 100 (bar and waiting checkers count 25 pips each);
+* the 13 evaluation features of the heuristic strategies
+  (``kernels.evaluate.FEATURES``, counted from that side's view), each divided
+  by ``FEATURE_SCALE`` so that it stays within a few units.
+
+Most units are zero, so the encoder lists only the active ones (index and
+value) and the first layer adds only their rows.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from acesim.kernels.board import flip
+from acesim.kernels.evaluate import N_FEATURES, SUMMARY_SIZE, summarize, summary_features
+from acesim.kernels.layout import (
+    BAR,
+    BOARD_DTYPE,
+    BOARD_SIZE,
+    N_CHECKERS,
+    N_POINTS,
+    OFF,
+    OPP_BAR,
+    OPP_OFF,
+    OPP_WAITING,
+    WAITING,
+)
+
+# Header slots.
+M_TAG = 0  # NET_TAG: tells a network from the logistic equity model (tag 0)
+M_INPUTS = 1
+M_HIDDEN1 = 2
+M_HIDDEN2 = 3  # 0 = one hidden layer
+M_OUTPUTS = 4  # 1 (wins) or 2 (wins and points)
+M_POINTS_SCALE = 5
+M_ENCODING = 6
+M_OBJECTIVE = 7  # what the player maximises: OBJECTIVE_WINS or OBJECTIVE_POINTS
+HEADER = 8
+
+NET_TAG = 1.0
+LOGISTIC_TAG = 0.0
+ENCODING_VERSION = 1
+OBJECTIVE_WINS, OBJECTIVE_POINTS = 0, 1
+
+SIDE_INPUTS = 4 * N_POINTS + 5 + N_FEATURES
+N_NET_INPUTS = 2 * SIDE_INPUTS
+MAX_HIDDEN = 512
+MAX_OUTPUTS = 2
+U_BAR, U_ANY_WAITING, U_WAITING, U_OFF, U_PIPS = range(4 * N_POINTS, 4 * N_POINTS + 5)
+U_FEATURES = 4 * N_POINTS + 5
+# pip_lead, off, shots, blots, made, home_made, prime, opp_bar, stacked, home, outside_board, anchors, trap
+FEATURE_SCALE = np.array([5.0, 15.0, 10.0, 5.0, 7.0, 6.0, 6.0, 4.0, 6.0, 15.0, 15.0, 6.0, 6.0])
+
+# The network's scratch: active inputs, activations, back-propagated errors,
+# and a flipped board, a summary and features for the encoder.
+NetScratch = namedtuple("NetScratch", ["idx", "val", "h1", "h2", "y", "d1", "d2", "board", "summary", "feat"])
+
+
+@njit(cache=True)
+def new_net_scratch():
+    return NetScratch(
+        np.zeros(N_NET_INPUTS, dtype=np.int64),
+        np.zeros(N_NET_INPUTS, dtype=np.float64),
+        np.zeros(MAX_HIDDEN, dtype=np.float64),
+        np.zeros(MAX_HIDDEN, dtype=np.float64),
+        np.zeros(MAX_OUTPUTS, dtype=np.float64),
+        np.zeros(MAX_HIDDEN, dtype=np.float64),
+        np.zeros(MAX_HIDDEN, dtype=np.float64),
+        np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE),
+        np.zeros(SUMMARY_SIZE, dtype=np.int64),
+        np.zeros(N_FEATURES, dtype=np.float64),
+    )
+
+WIN_EQUITY = 1e12  # a play that bears off the 15th checker beats every other
+
+
+def n_parameters(inputs: int, hidden1: int, hidden2: int, outputs: int) -> int:
+    """How many numbers follow the header for these layer sizes."""
+    last = hidden2 if hidden2 > 0 else hidden1
+    n = inputs * hidden1 + hidden1 + last * outputs + outputs
+    if hidden2 > 0:
+        n += hidden1 * hidden2 + hidden2
+    return n
+
+
+@njit(cache=True, inline="always")
+def _features(position, base, ns, n):
+    """Append the scaled evaluation features of ``position``'s mover as units ``base + U_FEATURES ..``."""
+    summarize(position, ns.summary)
+    summary_features(ns.summary, ns.feat)
+    for f in range(N_FEATURES):
+        if ns.feat[f] != 0.0:
+            ns.idx[n] = base + U_FEATURES + f
+            ns.val[n] = ns.feat[f] / FEATURE_SCALE[f]
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def encode(board, view, ns):
+    """The active inputs of ``board`` into ``ns.idx``/``ns.val``; returns how many.
+
+    ``view`` is the side on roll: 0 for the board's mover, 1 for its opponent.
+    """
+    idx, val = ns.idx, ns.val
+    n = 0
+    for s in range(2):
+        base = s * SIDE_INPUTS
+        mover = (s == 0) == (view == 0)
+        pips = 0
+        for p in range(1, N_POINTS + 1):
+            c = board[p - 1] if mover else -board[N_POINTS - p]
+            if c > 0:
+                pips += c * p
+                u = base + 4 * (p - 1)
+                idx[n] = u
+                val[n] = 1.0
+                n += 1
+                if c >= 2:
+                    idx[n] = u + 1
+                    val[n] = 1.0
+                    n += 1
+                if c >= 3:
+                    idx[n] = u + 2
+                    val[n] = 1.0
+                    n += 1
+                if c > 3:
+                    idx[n] = u + 3
+                    val[n] = (c - 3) / 2.0
+                    n += 1
+        bar = board[BAR] if mover else board[OPP_BAR]
+        waiting = board[WAITING] if mover else board[OPP_WAITING]
+        off = board[OFF] if mover else board[OPP_OFF]
+        pips += (N_POINTS + 1) * (bar + waiting)
+        if bar > 0:
+            idx[n] = base + U_BAR
+            val[n] = bar / 2.0
+            n += 1
+        if waiting > 0:
+            idx[n] = base + U_ANY_WAITING
+            val[n] = 1.0
+            idx[n + 1] = base + U_WAITING
+            val[n + 1] = waiting / 5.0
+            n += 2
+        if off > 0:
+            idx[n] = base + U_OFF
+            val[n] = off / float(N_CHECKERS)
+            n += 1
+        if pips > 0:
+            idx[n] = base + U_PIPS
+            val[n] = pips / 100.0
+            n += 1
+    flip(board, ns.board)
+    if view == 0:
+        n = _features(board, 0, ns, n)
+        n = _features(ns.board, SIDE_INPUTS, ns, n)
+    else:
+        n = _features(ns.board, 0, ns, n)
+        n = _features(board, SIDE_INPUTS, ns, n)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+@njit(cache=True)
+def forward(model, n, ns):
+    """Every unit's activation for the ``n`` active inputs of ``ns``: hidden layers into ``ns.h1``/``ns.h2``, outputs into ``ns.y``."""
+    idx, val, h1, h2, y = ns.idx, ns.val, ns.h1, ns.h2, ns.y
+    n_in = int(model[M_INPUTS])
+    H1 = int(model[M_HIDDEN1])
+    H2 = int(model[M_HIDDEN2])
+    K = int(model[M_OUTPUTS])
+    w1 = HEADER
+    b1 = w1 + n_in * H1
+    for j in range(H1):
+        h1[j] = model[b1 + j]
+    for a in range(n):
+        row = w1 + idx[a] * H1
+        v = val[a]
+        for j in range(H1):
+            h1[j] += v * model[row + j]
+    for j in range(H1):
+        h1[j] = _sigmoid(h1[j])
+    pos = b1 + H1
+    H = H1
+    last = h1
+    if H2 > 0:
+        w2 = pos
+        b2 = w2 + H1 * H2
+        for k in range(H2):
+            h2[k] = model[b2 + k]
+        for j in range(H1):
+            hj = h1[j]
+            row = w2 + j * H2
+            for k in range(H2):
+                h2[k] += hj * model[row + k]
+        for k in range(H2):
+            h2[k] = _sigmoid(h2[k])
+        pos = b2 + H2
+        H = H2
+        last = h2
+    wo = pos
+    bo = wo + H * K
+    for k in range(K):
+        z = model[bo + k]
+        for j in range(H):
+            z += last[j] * model[wo + j * K + k]
+        y[k] = _sigmoid(z)
+
+
+@njit(cache=True)
+def outputs(model, board, view, ns):
+    """The network's outputs for ``board`` with side ``view`` on roll, into ``ns.y``."""
+    forward(model, encode(board, view, ns), ns)
+
+
+@njit(cache=True)
+def win_probability(model, board, ns):
+    """P(the side on roll in ``board`` wins); a finished game is 1 or 0."""
+    if board[OFF] == N_CHECKERS:
+        return 1.0
+    if board[OPP_OFF] == N_CHECKERS:
+        return 0.0
+    outputs(model, board, 0, ns)
+    return ns.y[0]
+
+
+@njit(cache=True)
+def equity_of(model, board, view, ns):
+    """What side ``view`` on roll expects, signed: ``2p - 1`` (wins) or expected points."""
+    outputs(model, board, view, ns)
+    y = ns.y
+    if model[M_OBJECTIVE] == OBJECTIVE_POINTS and model[M_OUTPUTS] > 1:
+        return model[M_POINTS_SCALE] * (2.0 * y[1] - 1.0)
+    return 2.0 * y[0] - 1.0
+
+
+@njit(cache=True)
+def sgd_step(model, n, ns, target, alpha):
+    """Move every output ``y[k]`` towards ``target[k]``: ``theta += alpha * sum_k (target_k - y_k) grad y_k``.
+
+    ``forward`` must have just run on the same ``n`` inputs of ``ns``.  The
+    first layer's gradient is zero outside the active inputs' rows, so only
+    those rows change.
+    """
+    idx, val, h1, h2, y, d1, d2 = ns.idx, ns.val, ns.h1, ns.h2, ns.y, ns.d1, ns.d2
+    n_in = int(model[M_INPUTS])
+    H1 = int(model[M_HIDDEN1])
+    H2 = int(model[M_HIDDEN2])
+    K = int(model[M_OUTPUTS])
+    w1 = HEADER
+    b1 = w1 + n_in * H1
+    pos = b1 + H1
+    if H2 > 0:
+        w2 = pos
+        b2 = w2 + H1 * H2
+        wo = b2 + H2
+        H = H2
+        last = h2
+        d_last = d2
+    else:
+        w2 = 0
+        b2 = 0
+        wo = pos
+        H = H1
+        last = h1
+        d_last = d1
+    bo = wo + H * K
+    g = np.empty(MAX_OUTPUTS)
+    for k in range(K):
+        g[k] = alpha * (target[k] - y[k]) * y[k] * (1.0 - y[k])
+    for j in range(H):
+        s = 0.0
+        for k in range(K):
+            s += g[k] * model[wo + j * K + k]
+        d_last[j] = s * last[j] * (1.0 - last[j])
+    for j in range(H):
+        for k in range(K):
+            model[wo + j * K + k] += g[k] * last[j]
+    for k in range(K):
+        model[bo + k] += g[k]
+    if H2 > 0:
+        for j in range(H1):
+            s = 0.0
+            row = w2 + j * H2
+            for k in range(H2):
+                s += d2[k] * model[row + k]
+            d1[j] = s * h1[j] * (1.0 - h1[j])
+        for j in range(H1):
+            row = w2 + j * H2
+            hj = h1[j]
+            for k in range(H2):
+                model[row + k] += d2[k] * hj
+        for k in range(H2):
+            model[b2 + k] += d2[k]
+    for a in range(n):
+        row = w1 + idx[a] * H1
+        v = val[a]
+        for j in range(H1):
+            model[row + j] += v * d1[j]
+    for j in range(H1):
+        model[b1 + j] += d1[j]
+
+
+@njit(cache=True)
+def win_probabilities(model, boards, out):
+    """``win_probability`` of every row of ``boards`` (side on roll's view) into ``out``."""
+    ns = new_net_scratch()
+    for i in range(boards.shape[0]):
+        out[i] = win_probability(model, boards[i], ns)

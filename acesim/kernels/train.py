@@ -1,0 +1,122 @@
+"""TD(lambda) self-play training of the learned player's network (``kernels.net``).
+
+Each game is played by the network against itself (``strategy.LEARNED`` in
+both seats, weights frozen for a batch of games: ``self_play``) and traced: one state per roll, the
+position before the roll from the view of the side on roll.  After the game,
+the offline lambda-return of every state is computed backwards from the
+result, from seat A's view (``P_t`` = the state's value to seat A):
+
+    G_last = R,    G_t = (1 - lambda) * P_(t+1) + lambda * G_(t+1),
+
+with ``R`` = 1 if seat A won (output 0) and ``(points for A / scale + 1) / 2``
+(output 1).  Then each state, in order, takes one gradient step of its
+outputs towards its return (seen from the side on roll).  This is the
+forward view of TD(lambda) with updates at the end of each game (Sutton &
+Barto, section 12.1), which spares the dense eligibility trace of the
+backward view: a step changes only the first-layer rows of the state's
+active inputs.  A game that reaches the turn cap teaches nothing.
+"""
+
+import numpy as np
+from numba import njit
+
+from acesim.kernels.game import (
+    FIRST_MOVER,
+    GAMES_PER_BLOCK,
+    N_RECORD,
+    POINTS,
+    T_BOARD,
+    T_SIDE,
+    UNFINISHED,
+    WINNER,
+    play_game,
+)
+from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE
+from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, encode, forward, sgd_step
+from acesim.kernels.rng import STREAM_WORDS, seed_game_streams
+from acesim.kernels.strategy import LEARNED
+
+
+@njit(cache=True)
+def td_update(model, trace, n, winner, points, lam, alpha, sc, values, targets):
+    """One game's TD(lambda) steps on ``model`` in place (module docstring).
+
+    ``trace[:n]`` are the game's states, ``winner`` its winning seat and
+    ``points`` what the winner scored; ``values`` and ``targets`` (n x 2)
+    are scratch.
+    """
+    K = int(model[M_OUTPUTS])
+    scale = model[M_POINTS_SCALE]
+    board = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    ns = sc.net
+    y = ns.y
+    target = np.empty(2)
+    for t in range(n):
+        for i in range(BOARD_SIZE):
+            board[i] = trace[t, T_BOARD + i]
+        m = encode(board, 0, ns)
+        forward(model, m, ns)
+        for k in range(K):
+            values[t, k] = y[k] if trace[t, T_SIDE] == 0 else 1.0 - y[k]
+    signed = points if winner == 0 else -points
+    returns = np.empty(2)
+    returns[0] = 1.0 if winner == 0 else 0.0
+    returns[1] = (min(1.0, max(-1.0, signed / scale)) + 1.0) / 2.0
+    for k in range(K):
+        g = returns[k]
+        targets[n - 1, k] = g
+        for t in range(n - 2, -1, -1):
+            g = (1.0 - lam) * values[t + 1, k] + lam * g
+            targets[t, k] = g
+    for t in range(n):
+        for i in range(BOARD_SIZE):
+            board[i] = trace[t, T_BOARD + i]
+        m = encode(board, 0, ns)
+        forward(model, m, ns)
+        for k in range(K):
+            target[k] = targets[t, k] if trace[t, T_SIDE] == 0 else 1.0 - targets[t, k]
+        sgd_step(model, m, ns, target, alpha)
+
+
+@njit(cache=True)
+def self_play(model, start, rules, block_keys, first_game, n_games, turn_cap, widths, ws, uniform, sc,
+              traces, lengths, records):
+    """Play games ``first_game ..`` with ``model`` in both seats, each traced into ``traces[i]``.
+
+    ``lengths[i]`` receives game ``i``'s number of states (more than the trace
+    holds when it was too long to keep).  Returns ``(ws, uniform)``.
+    """
+    out = np.zeros(3, dtype=np.int64)
+    dice = np.zeros(STREAM_WORDS, dtype=np.uint64)
+    choices = np.zeros(STREAM_WORDS, dtype=np.uint64)
+    kinds = np.array([LEARNED, LEARNED], dtype=np.int64)
+    pair = np.empty((2, model.shape[0]))
+    pair[0, :] = model
+    pair[1, :] = model
+    first_block = first_game // GAMES_PER_BLOCK
+    for i in range(n_games):
+        g = first_game + i
+        seed_game_streams(block_keys[g // GAMES_PER_BLOCK - first_block], g, dice, choices)
+        ws, uniform, lengths[i] = play_game(start, rules, dice, choices, turn_cap, kinds, widths, pair, ws,
+                                            uniform, out, sc, records[i], traces[i])
+    return ws, uniform
+
+
+@njit(cache=True)
+def td_updates(model, traces, lengths, records, lam, alpha, sc, totals):
+    """``td_update`` for each game of a ``self_play`` batch, in game order; ``totals`` as ``train_games``."""
+    values = np.empty((traces.shape[1], 2))
+    targets = np.empty((traces.shape[1], 2))
+    for i in range(lengths.shape[0]):
+        n = lengths[i]
+        totals[0] += 1
+        if records[i, UNFINISHED] != 0:
+            totals[2] += 1
+            continue
+        if n > traces.shape[1]:
+            totals[3] += 1
+            continue
+        totals[1] += n
+        if records[i, WINNER] == records[i, FIRST_MOVER]:
+            totals[4] += 1
+        td_update(model, traces[i], n, records[i, WINNER], records[i, POINTS], lam, alpha, sc, values, targets)

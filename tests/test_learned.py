@@ -1,0 +1,419 @@
+"""The learned player: network against a NumPy reference, TD(lambda) training, model files, CLI."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+
+from acesim import learned as L
+from acesim.errors import AcesimError
+from acesim.games import play_games, play_records
+from acesim.kernels import game as K
+from acesim.kernels import net as N
+from acesim.kernels.evaluate import FEATURES, features
+from acesim.kernels.game import TRACE_WIDTH
+from acesim.kernels.plays import new_workspace
+from acesim.kernels.strategy import LEARNED, new_scratch
+from acesim.kernels.uniform import new_uniform_scratch
+from acesim.rules import Ruleset
+from acesim.strategies import learned_strategy, load_strategy
+from tests.test_cli import assert_one_line_error, run
+
+BACKGAMMON = Ruleset.preset("backgammon")
+EUROPEAN = Ruleset.preset("european")
+AMERICAN = Ruleset.preset("american")
+
+
+# --- a NumPy reference of the encoding and the network --------------------------------
+
+
+def reference_inputs(board: np.ndarray, view: int) -> np.ndarray:
+    """The dense input vector of kernels.net's encoding, written from its docstring."""
+    flipped = np.zeros_like(board)
+    flipped[:24] = -board[23::-1]
+    flipped[24], flipped[25] = board[25], board[24]
+    flipped[26], flipped[27] = board[27], board[26]
+    flipped[28], flipped[29] = board[29], board[28]
+    own = [board, flipped] if view == 0 else [flipped, board]
+    x = np.zeros(N.N_NET_INPUTS)
+    for s, side in enumerate(own):
+        base = s * N.SIDE_INPUTS
+        side = side.astype(np.int64)
+        for p in range(1, 25):
+            c = max(int(side[p - 1]), 0)
+            x[base + 4 * (p - 1) : base + 4 * p] = [c >= 1, c >= 2, c >= 3, max(c - 3, 0) / 2]
+        bar, waiting, off = int(side[24]), int(side[26]), int(side[28])
+        pips = sum(p * max(int(side[p - 1]), 0) for p in range(1, 25)) + 25 * (bar + waiting)
+        x[base + 96 : base + 101] = [bar / 2, waiting > 0, waiting / 5, off / 15, pips / 100]
+        f = np.zeros(len(FEATURES))
+        features(side.astype(np.int8), f)
+        x[base + 101 : base + 101 + len(FEATURES)] = f / N.FEATURE_SCALE
+    return x
+
+
+def reference_forward(model: np.ndarray, x: np.ndarray) -> np.ndarray:
+    n_in, h1, h2, k = (int(model[i]) for i in (N.M_INPUTS, N.M_HIDDEN1, N.M_HIDDEN2, N.M_OUTPUTS))
+    theta = model[N.HEADER :]
+    sig = lambda z: 1 / (1 + np.exp(-z))  # noqa: E731
+    at = 0
+
+    def take(shape):
+        nonlocal at
+        size = int(np.prod(shape))
+        out = theta[at : at + size].reshape(shape)
+        at += size
+        return out
+
+    w1, b1 = take((n_in, h1)), take((h1,))
+    h = sig(x @ w1 + b1)
+    if h2:
+        w2, b2 = take((h1, h2)), take((h2,))
+        h = sig(h @ w2 + b2)
+    wo, bo = take((h.shape[0], k)), take((k,))
+    assert at == len(theta)
+    return sig(h @ wo + bo)
+
+
+def game_boards(rules: Ruleset, games: int, seed: int) -> np.ndarray:
+    """Every pre-roll position of a few random games (side on roll's view)."""
+    from acesim.analysis.equity import trace_games
+
+    traces = trace_games(rules, "random", "random", seed, 0, games)
+    return traces.rolls[:, K.T_BOARD :].astype(np.int8)
+
+
+@pytest.fixture(scope="module")
+def boards():
+    return np.concatenate([game_boards(EUROPEAN, 3, 1), game_boards(BACKGAMMON, 3, 2)])
+
+
+@pytest.mark.parametrize("hidden,rules", [((12, 0), EUROPEAN), ((10, 6), AMERICAN)])
+def test_forward_pass_equals_numpy_reference(boards, hidden, rules):
+    model = L.new_model(rules, hidden, seed=7)
+    model[N.HEADER :] = np.random.default_rng(3).normal(0, 0.5, len(model) - N.HEADER)
+    ns = N.new_net_scratch()
+    for board in boards[::3]:
+        for view in (0, 1):
+            n = N.encode(board, view, ns)
+            dense = np.zeros(N.N_NET_INPUTS)
+            dense[ns.idx[:n]] = ns.val[:n]
+            assert np.allclose(dense, reference_inputs(board, view))
+            N.forward(model, n, ns)
+            k = int(model[N.M_OUTPUTS])
+            assert np.allclose(ns.y[:k], reference_forward(model, dense), rtol=1e-12, atol=1e-12)
+
+
+def test_encoding_of_the_other_view_is_the_flipped_board(boards):
+    from acesim.kernels.board import flip
+
+    ns = N.new_net_scratch()
+    flipped = np.zeros_like(boards[0])
+    for board in boards[::5]:
+        flip(board, flipped)
+        a = N.encode(board, 1, ns)
+        first = dict(zip(ns.idx[:a].tolist(), ns.val[:a].tolist()))
+        b = N.encode(flipped, 0, ns)
+        assert first == dict(zip(ns.idx[:b].tolist(), ns.val[:b].tolist()))
+
+
+@pytest.mark.parametrize("hidden", [(6, 0), (5, 4)])
+def test_sgd_step_follows_the_gradient(boards, hidden):
+    """One step equals alpha * sum_k (t_k - y_k) * dy_k/dtheta, by central differences."""
+    model = L.new_model(AMERICAN, hidden, seed=2)
+    model[N.HEADER :] = np.random.default_rng(5).normal(0, 0.4, len(model) - N.HEADER)
+    board = boards[7]
+    x = reference_inputs(board, 0)
+    target = np.array([0.9, 0.2])
+    y = reference_forward(model, x)
+    alpha = 1e-3
+    ns = N.new_net_scratch()
+    stepped = model.copy()
+    n = N.encode(board, 0, ns)
+    N.forward(stepped, n, ns)
+    N.sgd_step(stepped, n, ns, target, alpha)
+    rng = np.random.default_rng(9)
+    touched = np.flatnonzero(stepped != model)
+    checked = np.concatenate([rng.choice(touched, 40, replace=False),
+                              rng.choice(np.arange(N.HEADER, len(model)), 40, replace=False)])
+    for i in checked:
+        e = np.zeros(len(model))
+        e[i] = 1e-6
+        dy = (reference_forward(model + e, x) - reference_forward(model - e, x)) / 2e-6
+        expected = alpha * float(((target - y) * dy).sum())
+        assert stepped[i] - model[i] == pytest.approx(expected, rel=1e-4, abs=1e-12)
+
+
+# --- playing -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    """A small network trained briefly under backgammon rules, written as a model file."""
+    array, report = L.train(BACKGAMMON, 300, seed=4, hidden=(16, 0), eval_every=0)
+    path = tmp_path_factory.mktemp("models") / "tiny.npz"
+    L.save_model(path, array, BACKGAMMON, {"training": {"games": report.games}})
+    return path
+
+
+def test_learned_strategy_plays_legal_reproducible_games(tiny_model):
+    spec = f"learned:{tiny_model}"
+    first = play_games(BACKGAMMON, 40, 11, spec, "expert")
+    again = play_games(BACKGAMMON, 40, 11, spec, "expert")
+    assert first.equals(again)
+    assert (first["unfinished"] == 0).all()
+    assert (first["borne_off_a"].where(first["winner"] == 0, 15) == 15).all()
+    beam = play_games(BACKGAMMON, 40, 11, f"{spec}@beam=1", "expert")
+    full = play_games(BACKGAMMON, 40, 11, f"{spec}@full", "expert")
+    assert len(beam) == len(full) == 40
+
+
+@pytest.mark.parametrize("name", ["european", "backgammon"])
+@pytest.mark.parametrize("width", [1, 4, 0])
+def test_learned_search_ends_on_a_legal_play(tiny_model, name, width):
+    """Every play the learned search returns is a legal play using the maximal number of dice,
+    and the exhaustive search (width 0) values its play at least as high as any beam."""
+    from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
+    from acesim.kernels.strategy import net_best_play
+    from acesim.rules import PRESETS
+    from acesim.sampling import sample_positions
+
+    rules = PRESETS[name]
+    ra = rules.to_array()
+    model = L.load_model(tiny_model).array
+    boards, dice = sample_positions(rules, 40, seed=4)
+    ws, out, sc = new_workspace(), np.zeros(3, dtype=np.int64), new_scratch(max(width, 1))
+    segment = np.zeros(8, dtype=np.int64)
+    result, full = np.zeros(32, dtype=np.int8), np.zeros(32, dtype=np.int8)
+    four_plus = rules.doubles == "four-plus-complement"
+    for board, (a, b) in zip(boards, dice):
+        for d1, d2 in ((a, b), (a, a), (7 - a, 7 - a)):
+            n = segment_of(d1, d2, four_plus, segment)
+            ref = new_workspace()
+            while enumerate_plays(board, ra, segment, n, ref, out) == FULL:
+                ref = grown_workspace(ref)
+            legal = {ref.nodes[i].tobytes() for i in range(out[0], out[1])}
+            used = int(out[2])
+            ws, got_used, score = net_best_play(board, ra, segment, n, width, False, ws, out, model, sc, result)
+            assert result.tobytes() in legal and got_used == used
+            ws, _, best = net_best_play(board, ra, segment, n, 0, False, ws, out, model, sc, full)
+            assert best >= score - 1e-12
+
+
+def test_learned_strategy_refuses_other_rules(tiny_model):
+    with pytest.raises(AcesimError, match="trained under rules 'backgammon'"):
+        play_games(EUROPEAN, 2, 1, f"learned:{tiny_model}", "expert")
+
+
+def test_choose_double_uses_the_network(tiny_model):
+    """After a 1-2 the learned player picks the double whose best play the network values most."""
+    from acesim.kernels.strategy import choose_double, net_best_play, segment_of
+
+    rules = EUROPEAN.to_array()
+    model = L.load_model(tiny_model).array  # any network ranks; the rules only change its values
+    boards = game_boards(EUROPEAN, 2, 5)
+    ws, out, sc = new_workspace(), np.zeros(3, dtype=np.int64), new_scratch(4)
+    choices = np.array([1, 2, 3, 4], dtype=np.uint64)
+    segment = np.zeros(8, dtype=np.int64)
+    result = np.zeros(32, dtype=np.int8)
+    for board in boards[::4]:
+        ws, d = choose_double(board, rules, LEARNED, 4, model, choices, ws, out, sc)
+        scores = []
+        for face in range(1, 7):
+            n = segment_of(face, face, True, segment)
+            ws, _, s = net_best_play(board, rules, segment, n, 4, True, ws, out, model, sc, result)
+            scores.append(s)
+        assert d == int(np.argmax(scores)) + 1
+
+
+# --- training ------------------------------------------------------------------------------
+
+
+def test_training_is_reproducible():
+    a, _ = L.train(BACKGAMMON, 30, seed=8, hidden=(8, 0))
+    b, _ = L.train(BACKGAMMON, 30, seed=8, hidden=(8, 0))
+    c, _ = L.train(BACKGAMMON, 30, seed=9, hidden=(8, 0))
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_short_training_improves_against_random():
+    """A few hundred games of self-play beat the untrained network against random.
+
+    Each win rate over n games has sd at most 0.5/sqrt(n); the trained one must
+    be higher by more than four sd of the difference (a chance failure is below 1e-4).
+    """
+    untrained = L.new_model(BACKGAMMON, (16, 0), seed=6)
+    trained, report = L.train(BACKGAMMON, 600, seed=6, hidden=(16, 0))
+    assert report.games == 600 and report.states > 600 * 20
+    n = 1200
+    rates = []
+    for array in (untrained, trained):
+        me = learned_strategy(array, BACKGAMMON, "learned", 4)
+        rec = play_records(BACKGAMMON, me, load_strategy("random"), 21, 0, n)
+        rates.append(float((rec[:, K.WINNER] == 0).mean()))
+    sd = math.sqrt(2) * 0.5 / math.sqrt(n)
+    assert rates[1] - rates[0] > 4 * sd, rates
+
+
+def test_td_lambda_returns():
+    """The lambda-returns td_update aims at, from seat A's view, and the direction of a single step."""
+    from acesim.kernels.train import td_update
+
+    model = L.new_model(AMERICAN, (4, 0), seed=1)
+    boards = game_boards(BACKGAMMON, 1, 3)[:3]
+    trace = np.zeros((3, TRACE_WIDTH), dtype=np.int64)
+    trace[:, K.T_BOARD :] = boards
+    trace[:, K.T_SIDE] = [0, 1, 0]
+    p = np.zeros(3)
+    N.win_probabilities(model, boards, p)
+    seat_a = np.where(trace[:, K.T_SIDE] == 0, p, 1 - p)
+    scale = model[N.M_POINTS_SCALE]
+    for lam in (0.0, 0.6, 1.0):
+        values, targets = np.zeros((3, 2)), np.zeros((3, 2))
+        td_update(model.copy(), trace, 3, 1, 6, lam, 0.1, new_scratch(1), values, targets)
+        assert np.allclose(values[:, 0], seat_a)
+        # seat B won 6 points: R = 0 for winning, (-6/scale + 1)/2 for points, from A's view
+        returns = [0.0, (1 - 6 / scale) / 2]
+        for k in (0, 1):
+            g = np.zeros(3)
+            g[2] = returns[k]
+            for t in (1, 0):
+                g[t] = (1 - lam) * values[t + 1, k] + lam * g[t + 1]
+            assert np.allclose(targets[:, k], g)
+    # one state: its own side's value moves towards the result
+    for side, winner, up in ((0, 0, True), (1, 0, False), (1, 1, True)):
+        one = trace[:1].copy()
+        one[0, K.T_SIDE] = side
+        stepped = model.copy()
+        td_update(stepped, one, 1, winner, 1, 0.7, 0.5, new_scratch(1), np.zeros((1, 2)), np.zeros((1, 2)))
+        before, after = np.zeros(1), np.zeros(1)
+        N.win_probabilities(model, boards[:1], before)
+        N.win_probabilities(stepped, boards[:1], after)
+        assert (after[0] > before[0]) == up
+
+
+# --- model files -------------------------------------------------------------------------
+
+
+def test_model_file_round_trip(tiny_model):
+    model = L.load_model(tiny_model)
+    assert model.rules_name == "backgammon" and model.hidden == (16, 0) and model.has_points
+    assert dict(model.knobs) == BACKGAMMON.knobs()
+    s = load_strategy(f"learned:{tiny_model}@beam=2")
+    assert s.kind == LEARNED and s.width == 2 and s.model_sha256 == model.sha256
+
+
+def _rewrite(src, dst, change):
+    with np.load(src) as data:
+        model, meta = data["model"].copy(), json.loads(str(data["meta"]))
+    model, meta = change(model, meta)
+    np.savez(dst, model=model, meta=np.array(json.dumps(meta)))
+
+
+@pytest.mark.parametrize(
+    "change,fragment",
+    [
+        (lambda m, d: (m[:-3], d), "numbers; its layer sizes need"),
+        (lambda m, d: (np.where(np.arange(len(m)) == 40, np.nan, m), d), "not finite"),
+        (lambda m, d: (np.concatenate([m[:1], [99.0], m[2:]]), d), "encodes positions with 99 inputs"),
+        (lambda m, d: (m, {**d, "format": 7}), "format 7"),
+        (lambda m, d: (m, {**d, "rules_version": 0}), "rules version 0"),
+        (lambda m, d: (m, {**d, "rules": {"name": "x"}}), "every rule knob"),
+        (lambda m, d: (np.zeros(3), d), "holds no network"),
+    ],
+)
+def test_mismatched_model_files_are_refused(tiny_model, tmp_path, change, fragment):
+    bad = tmp_path / "bad.npz"
+    _rewrite(tiny_model, bad, change)
+    with pytest.raises(AcesimError, match=fragment.replace("(", r"\(")):
+        L.load_model(bad)
+    result = run("simulate", "--rules", "backgammon", "--games", "2", "--strategy", f"learned:{bad}",
+                 "--out", str(tmp_path / "run"), "--no-progress")
+    assert_one_line_error(result, fragment)
+    assert not (tmp_path / "run").exists()
+
+
+def test_corrupt_model_files_are_refused(tiny_model, tmp_path):
+    raw = tiny_model.read_bytes()
+    for name, data in (("truncated.npz", raw[: len(raw) // 2]), ("noise.npz", bytes(range(256)) * 4),
+                       ("empty.npz", b"")):
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(AcesimError, match="not an acesim model file"):
+            L.load_model(path)
+        assert_one_line_error(run("ladder", "--rules", "backgammon", "--games", "2", "--strategies",
+                                  f"random,learned:{path}", "--no-progress"), "not an acesim model file")
+    assert_one_line_error(run("ladder", "--rules", "backgammon", "--games", "2", "--strategies",
+                              f"random,learned:{tmp_path / 'missing.npz'}", "--no-progress"), "cannot read model")
+    assert_one_line_error(run("ladder", "--rules", "backgammon", "--games", "2", "--strategies",
+                              "random,learned:nosuchmodel", "--no-progress"), "no shipped model")
+
+
+# --- command line ------------------------------------------------------------------------
+
+
+def test_train_command_writes_a_model_with_its_story(tmp_path):
+    out = tmp_path / "m.npz"
+    result = run("train", "--rules", "backgammon", "--games", "40", "--hidden", "6", "--eval-every", "20",
+                 "--eval-games", "20", "--seed", "3", "--out", str(out), "--no-progress")
+    assert result.exit_code == 0, result.output
+    model = L.load_model(out)
+    meta = model.meta
+    assert meta["training"]["games"] == 40 and meta["training"]["seed"] == 3
+    assert [e["after_games"] for e in meta["evaluations"]] == [20, 40]
+    assert meta["evaluations"][-1]["games"] == 20 and "acesim train" in meta["command"]
+    assert_one_line_error(run("train", "--rules", "backgammon", "--games", "4", "--out", str(out)), "exists")
+    ok = run("simulate", "--rules", "backgammon", "--games", "6", "--strategy", f"learned:{out}",
+             "--vs", "random", "--out", str(tmp_path / "run"), "--no-progress", "--workers", "1")
+    assert ok.exit_code == 0, ok.output
+    plan = json.loads((tmp_path / "run" / "plan.json").read_text())
+    assert plan["strategies"]["a"]["model_sha256"] == model.sha256
+
+
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["--games", "0"], "must be positive"),
+        (["--hidden", "x"], "--hidden takes one or two sizes"),
+        (["--hidden", "0"], "hidden layer sizes"),
+        (["--lambda", "1.5"], "lambda must be between 0 and 1"),
+        (["--rules", "european,navy"], "one rule set"),
+        (["--objective", "points"], "score every game 1 point"),
+        (["--objective", "fame"], "objective must be"),
+    ],
+)
+def test_train_bad_input(tmp_path, args, fragment):
+    base = {"--rules": "european", "--games": "5", "--out": str(tmp_path / "m.npz")}
+    for flag, value in zip(args[::2], args[1::2]):
+        base[flag] = value
+    flat = [x for kv in base.items() for x in kv]
+    assert_one_line_error(run("train", *flat, "--no-progress"), fragment)
+    assert not (tmp_path / "m.npz").exists()
+    assert_one_line_error(run("train", "--rules", "european", "--games", "5", "--no-progress"), "needs --out")
+
+
+def test_luck_with_the_learned_equity_model(tiny_model):
+    from acesim.analysis.equity import equity_models
+
+    choice = equity_models(BACKGAMMON, "expert", 40, seed=2, equity=f"learned:{tiny_model}")
+    assert choice.chosen == "learned" and set(choice.calibrations) == {"logistic", "learned"}
+    assert choice.calibrations["learned"].positions == choice.calibrations["logistic"].positions
+    auto = equity_models(BACKGAMMON, "expert", 40, seed=2, equity="logistic")
+    assert auto.chosen == "logistic"
+    with pytest.raises(AcesimError, match="trained under rules"):
+        equity_models(EUROPEAN, "expert", 20, seed=2, equity=f"learned:{tiny_model}")
+    result = run("luck", "--rules", "backgammon", "--games", "60", "--equity-games", "30", "--luck-games", "6",
+                 "--ladder-games", "4", "--equity", f"learned:{tiny_model}", "--workers", "1")
+    assert result.exit_code == 0, result.output
+    assert "learned:" in result.output or "learned" in result.output
+
+
+def test_strategy_specs(tiny_model):
+    with pytest.raises(AcesimError, match="needs a model"):
+        load_strategy("learned:")
+    with pytest.raises(AcesimError, match="beam width"):
+        load_strategy(f"learned:{tiny_model}@beam=0")
+    assert dataclasses.replace(load_strategy(f"learned:{tiny_model}@full")).width == 0
