@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q --durations=20 tests
 
 # The main job: the analysis report for the four presets, expert against expert
 # on common dice (about 5 minutes on two cores), into results/report (HTML,

@@ -313,8 +313,9 @@ def train(
     Games are played in batches of ``TRAIN_BATCH`` with the weights frozen at
     the batch's start (spread over ``workers`` processes), then each game's
     updates are applied in game order.  So the model depends on the seed and
-    the settings, never on the number of workers: game ``g`` plays the dice of
-    game ``g`` of seed ``seed``.  Every ``eval_every`` games (0 = never) the
+    the settings, never on the number of workers or the evaluations: game
+    ``g`` plays the dice of game ``g`` of seed ``seed``.  After the batch that
+    completes each ``eval_every`` games (0 = never), and after the last, the
     network plays ``eval_games`` against ``expert``, half in each seat.
     ``progress(games done, evaluation or None)`` is called after each batch.
     """
@@ -348,16 +349,14 @@ def train(
     try:
         done = 0
         while done < games:
-            n = min(TRAIN_BATCH, games - done)
-            if eval_every:
-                n = min(n, eval_every - done % eval_every)
+            n = min(TRAIN_BATCH, games - done)  # batches never depend on the evaluations
             tasks = [(array, board, ra, seed, a, m, width) for a, m in _pieces(done, n, workers)]
             pieces = pool.map(_self_play_chunk, tasks) if pool else [_self_play_chunk(t) for t in tasks]
             for traces, lengths, records in pieces:
                 T.td_updates(array, traces, lengths, records, lam, alpha, sc, totals)
-            done += n
+            before, done = done, done + n
             evaluation = None
-            if eval_every and (done % eval_every == 0 or done == games):
+            if eval_every and (done // eval_every > before // eval_every or done == games):
                 evaluation = evaluate(array, rules, "expert", eval_games, eval_seed, width, pool)
                 evaluation["after_games"] = done
                 report.evaluations.append(evaluation)

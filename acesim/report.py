@@ -124,7 +124,8 @@ def _one_rule_set(plan: ReportPlan, index: int) -> RuleSetResult:
         choice = equity_models(rules, s, plan.equity_games, plan.seed, plan.equity)
         model, calibration = choice.model, choice.calibration
         result.calibration = pd.concat(
-            [c.bins.assign(model=name, brier=c.brier) for name, c in choice.calibrations.items()]
+            [c.bins.assign(model=name, brier=c.brier, reliability=c.reliability)
+             for name, c in choice.calibrations.items()]
         )
         result.equity_model = choice.chosen
         result.brier, result.brier_constant = calibration.brier, calibration.brier_constant
@@ -261,9 +262,7 @@ def figures(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.Data
         if phase:
             figs["chosen_by_phase"] = PL.phase_choice_chart(phase)
     if plan.needs("bonus", "luck"):
-        figs["calibration"] = PL.calibration_chart(
-            {f"{r.rules.name}, {name}": bins for r in results for name, bins in r.calibration.groupby("model", sort=False)}
-        )
+        figs["calibration"] = PL.calibration_chart({r.rules.name: r.calibration for r in results})
     if plan.needs("luck"):
         figs["luck"] = PL.luck_chart({r.rules.name: r.luck_games for r in results})
         figs["elo"] = PE.elo_chart({r.rules.name: r.elo for r in results})
@@ -430,7 +429,7 @@ def _text(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFr
         "* `V(s)`: the win probability of the side on roll (under every scoring rule), from one of two "
         "equity models: a logistic model on the features of both sides and both pip counts, fitted here, "
         "or the learned network shipped for the rule set (TD(λ) self-play, `acesim train`); both are "
-        f"calibrated on the same held-out games and the report uses {'the better calibrated (lower Brier)' if plan.equity == 'auto' else '`' + plan.equity + '`'}. `W(s, r)`: the value "
+        f"calibrated on the same held-out games and the report uses {'the better calibrated (the lower reliability term of the Brier score, shown in the calibration chart)' if plan.equity == 'auto' else '`' + plan.equity + '`'}. `W(s, r)`: the value "
         "after the strategy plays roll r in s, its bonus included (1-2: the chosen double; roll-die: "
         "the six dice averaged), then V if the mover rolls again, else 1 − V of the opponent's view.",
         "* Relative skill `RS = (W(expert vs random) − 0.5) / (W_bound − 0.5)` with the bound `W_bound = 1` "

@@ -232,11 +232,12 @@ def test_choose_double_uses_the_network(tiny_model):
 # --- training ------------------------------------------------------------------------------
 
 
-def test_training_is_reproducible():
-    a, _ = L.train(BACKGAMMON, 30, seed=8, hidden=(8, 0))
-    b, _ = L.train(BACKGAMMON, 30, seed=8, hidden=(8, 0))
-    c, _ = L.train(BACKGAMMON, 30, seed=9, hidden=(8, 0))
+def test_training_is_reproducible_whatever_the_number_of_workers():
+    a, _ = L.train(BACKGAMMON, 40, seed=8, hidden=(8, 0))
+    b, report = L.train(BACKGAMMON, 40, seed=8, hidden=(8, 0), workers=2, eval_every=20, eval_games=10)
+    c, _ = L.train(BACKGAMMON, 40, seed=9, hidden=(8, 0))
     assert np.array_equal(a, b) and not np.array_equal(a, c)
+    assert [e["after_games"] for e in report.evaluations] == [32, 40]  # after the batch that passes 20
 
 
 def test_short_training_improves_against_random():
@@ -363,7 +364,7 @@ def test_train_command_writes_a_model_with_its_story(tmp_path):
     model = L.load_model(out)
     meta = model.meta
     assert meta["training"]["games"] == 40 and meta["training"]["seed"] == 3
-    assert [e["after_games"] for e in meta["evaluations"]] == [20, 40]
+    assert [e["after_games"] for e in meta["evaluations"]] == [32, 40]
     assert meta["evaluations"][-1]["games"] == 20 and "acesim train" in meta["command"]
     assert_one_line_error(run("train", "--rules", "backgammon", "--games", "4", "--out", str(out)), "exists")
     ok = run("simulate", "--rules", "backgammon", "--games", "6", "--strategy", f"learned:{out}",
@@ -401,8 +402,16 @@ def test_luck_with_the_learned_equity_model(tiny_model):
     choice = equity_models(BACKGAMMON, "expert", 40, seed=2, equity=f"learned:{tiny_model}")
     assert choice.chosen == "learned" and set(choice.calibrations) == {"logistic", "learned"}
     assert choice.calibrations["learned"].positions == choice.calibrations["logistic"].positions
-    auto = equity_models(BACKGAMMON, "expert", 40, seed=2, equity="logistic")
-    assert auto.chosen == "logistic"
+    forced = equity_models(BACKGAMMON, "expert", 40, seed=2, equity="logistic")
+    assert forced.chosen == "logistic"
+    auto = equity_models(BACKGAMMON, "expert", 40, seed=2)  # the shipped backgammon model against the fit
+    reliability = {name: c.reliability for name, c in auto.calibrations.items()}
+    assert set(reliability) == {"logistic", "learned"} and auto.chosen == min(reliability, key=reliability.get)
+    assert auto.learned is not None and auto.learned.path.endswith("backgammon.npz")
+    for c in auto.calibrations.values():
+        bins = c.bins
+        assert c.reliability == pytest.approx(
+            float((bins["n"] * (bins["predicted"] - bins["observed"]) ** 2).sum() / bins["n"].sum()))
     with pytest.raises(AcesimError, match="trained under rules"):
         equity_models(EUROPEAN, "expert", 20, seed=2, equity=f"learned:{tiny_model}")
     result = run("luck", "--rules", "backgammon", "--games", "60", "--equity-games", "30", "--luck-games", "6",

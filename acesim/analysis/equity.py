@@ -143,6 +143,9 @@ class Calibration:
     brier_constant: float  # the Brier score of always predicting the training win rate
     positions: int
     games: int
+    # the reliability term of the Brier score's decomposition over the ten bins,
+    # sum_b n_b (mean predicted_b - observed_b)^2 / n: 0 for a perfectly calibrated model
+    reliability: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -196,7 +199,11 @@ def equity_models(
 
     ``equity`` is ``logistic``, ``learned:PATH`` (a model file or a shipped
     model's name), or ``auto``: the model shipped for these rules when one
-    exists, and then whichever of the two has the lower held-out Brier score.
+    exists, and then whichever of the two is better calibrated on the
+    held-out games: the lower reliability term of the Brier score (the
+    weighted squared gap between predicted and observed win rate over the ten
+    bins).  The Brier score itself also rewards sharpness, which is not
+    what calibration asks.
     """
     from acesim.learned import load_model, model_path, shipped_model
 
@@ -221,7 +228,7 @@ def equity_models(
     elif equity.startswith("learned:"):
         chosen = "learned"
     else:
-        chosen = "learned" if calibrations["learned"].brier < calibrations["logistic"].brier else "logistic"
+        chosen = "learned" if calibrations["learned"].reliability < calibrations["logistic"].reliability else "logistic"
     return EquityChoice(model, calibrations, chosen, learned)
 
 
@@ -287,10 +294,13 @@ def calibrate_probabilities(p: np.ndarray, y: np.ndarray, base_rate: float, test
             dict(bin=f"{edges[b]:.1f}-{edges[b + 1]:.1f}", n=n, predicted=float(p[mask].mean()),
                  observed=wins / n, observed_low=low, observed_high=high)
         )
+    bins = pd.DataFrame(rows)
+    reliability = float((bins["n"] * (bins["predicted"] - bins["observed"]) ** 2).sum() / len(p)) if len(p) else float("nan")
     return Calibration(
-        bins=pd.DataFrame(rows),
+        bins=bins,
         brier=float(np.mean((p - y) ** 2)),
         brier_constant=float(np.mean((base_rate - y) ** 2)),
         positions=len(test),
         games=int(test["game"].nunique()),
+        reliability=reliability,
     )

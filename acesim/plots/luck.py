@@ -18,21 +18,35 @@ def _check(tables: dict) -> None:
 
 
 def calibration_chart(bins: dict[str, pd.DataFrame]) -> Figure:
-    """Predicted vs observed win rate on held-out positions, ten bins, per rule set."""
+    """Predicted vs observed win rate on held-out positions, ten bins, one panel per rule set.
+
+    A table with a ``model`` column (``analysis.equity.equity_models``'s
+    calibrations, concatenated) draws one series per equity model in its
+    panel, with the model's Brier score and its reliability term when the
+    table has ``brier`` and ``reliability`` columns.
+    """
     _check(bins)
-    fig, (ax,) = _figure(6.0, 5.0)
-    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="perfect calibration")
-    for name, table in bins.items():
-        err = np.clip(np.vstack([table["observed"] - table["observed_low"],
-                                 table["observed_high"] - table["observed"]]), 0, None)
-        ax.errorbar(table["predicted"], table["observed"], yerr=err, marker="o", capsize=3,
-                    label=f"{name} (n = {int(table['n'].sum()):,} positions)")
-    ax.set_xlabel("predicted win probability of the side on roll")
-    ax.set_ylabel("observed win rate (95% CI)")
-    ax.set_title("Equity model calibration on held-out games")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.legend(title="rule set", fontsize=8)
+    fig, axes = _figure(4.2 * len(bins), 4.4, ncols=len(bins))
+    for ax, (name, table) in zip(axes, bins.items()):
+        ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="perfect calibration")
+        groups = table.groupby("model", sort=False) if "model" in table else [("", table)]
+        for model, part in groups:
+            err = np.clip(np.vstack([part["observed"] - part["observed_low"],
+                                     part["observed_high"] - part["observed"]]), 0, None)
+            label = model or "model"
+            if "brier" in part:
+                label += f", Brier {float(part['brier'].iloc[0]):.4f}"
+            if "reliability" in part:
+                label += f", reliability {float(part['reliability'].iloc[0]):.5f}"
+            ax.errorbar(part["predicted"], part["observed"], yerr=err, marker="o", capsize=3, label=label)
+        ax.set_xlabel("predicted win probability of the side on roll")
+        ax.set_ylabel("observed win rate (95% CI)")
+        ax.set_title(f"{name} (n = {int(table.groupby('model')['n'].sum().iloc[0] if 'model' in table else table['n'].sum()):,} positions)",
+                     fontsize=9)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.legend(fontsize=7, loc="upper left")
+    fig.suptitle("Equity model calibration on held-out games")
     return fig
 
 
