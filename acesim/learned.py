@@ -16,9 +16,12 @@ path names a model shipped in ``acesim/models/``.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import multiprocessing
 import os
 import time
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -29,8 +32,18 @@ import numpy as np
 
 from acesim import __version__
 from acesim.errors import AcesimError
+from acesim.games import DEFAULT_TURN_CAP, play_records
+from acesim.kernels import game as K
 from acesim.kernels import net as N
+from acesim.kernels import train as T
+from acesim.kernels.plays import new_workspace
+from acesim.kernels.strategy import new_scratch
+from acesim.kernels.uniform import new_uniform_scratch
+from acesim.position import Position
 from acesim.rules import KNOBS, RULES_VERSION, Ruleset
+from acesim.stats import wilson
+from acesim.streams import MAX_SEED, block_keys, check_seed
+from acesim.strategies import learned_strategy, load_strategy
 
 MODEL_FORMAT = 1
 DEFAULT_HIDDEN = (40, 0)
@@ -61,12 +74,17 @@ class LearnedModel:
 
     def check_rules(self, rules: Ruleset) -> None:
         """Refuse rules other than the model's own, in one line."""
-        if dict(self.knobs) != rules.knobs():
-            differ = [k for k, v in self.knobs if rules.knobs()[k] != v]
-            raise AcesimError(
-                f"model {self.path} was trained under rules {self.rules_name!r}; these games use "
-                f"{rules.name!r}, which differ in {', '.join(differ)}: train a model for them"
-            )
+        refuse_other_rules(f"model {self.path}", self.rules_name, self.knobs, rules)
+
+
+def refuse_other_rules(what: str, trained_under: str, knobs: tuple, rules: Ruleset) -> None:
+    """One line naming the knobs that differ, when ``rules`` are not those a network was trained under."""
+    if dict(knobs) != rules.knobs():
+        differ = [k for k, v in knobs if rules.knobs()[k] != v]
+        raise AcesimError(
+            f"{what} was trained under rules {trained_under!r}; these games use "
+            f"{rules.name!r}, which differ in {', '.join(differ)}: train a model for them"
+        )
 
 
 def model_dir() -> Path:
@@ -144,9 +162,6 @@ def load_model(path: str | Path) -> LearnedModel:
         raw = path.read_bytes()
     except OSError as error:
         raise AcesimError(f"cannot read model {path}: {error.strerror}") from None
-    import io
-    import zipfile
-
     try:
         with np.load(io.BytesIO(raw), allow_pickle=False) as data:
             array = np.asarray(data["model"], dtype=np.float64)
@@ -210,8 +225,6 @@ class TrainingReport:
 
 def _evaluation_half(args) -> np.ndarray:
     """The records of one seat order of an evaluation: the network in seat ``seat``."""
-    from acesim.games import play_records
-    from acesim.strategies import learned_strategy, load_strategy
 
     array, rules, opponent, half, seed, width, seat = args
     me = learned_strategy(array, rules, "learned", width)
@@ -228,9 +241,6 @@ def evaluate(array: np.ndarray, rules: Ruleset, opponent: str, games: int, seed:
     stream form a pair, and the interval of the points per game is that of
     the pairs' means (the pairing removes most of the dice's variance).
     """
-    from acesim.kernels import game as K
-    from acesim.stats import wilson
-
     half = max(games // 2, 1)
     tasks = [(array, rules, opponent, half, seed, width, seat) for seat in (0, 1)]
     first, second = pool.map(_evaluation_half, tasks) if pool is not None else map(_evaluation_half, tasks)
@@ -263,22 +273,13 @@ _worker_memory: dict = {}
 
 def _self_play_chunk(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play one piece of a batch (in a worker process or in the caller): traces, lengths, records."""
-    from acesim.games import DEFAULT_TURN_CAP
-    from acesim.kernels import train as T
-    from acesim.kernels.game import N_RECORD
-    from acesim.kernels.plays import new_workspace
-    from acesim.kernels.strategy import new_scratch
-    from acesim.kernels.uniform import new_uniform_scratch
-    from acesim.streams import block_keys
 
     array, board, ra, seed, first, n, width = args
     if "ws" not in _worker_memory:
         _worker_memory.update(ws=new_workspace(), uniform=new_uniform_scratch(), sc=new_scratch(width))
-    from acesim.kernels.game import TRACE_WIDTH
-
-    traces = np.zeros((n, TRACE_ROWS, TRACE_WIDTH), dtype=np.int64)
+    traces = np.zeros((n, TRACE_ROWS, K.TRACE_WIDTH), dtype=np.int64)
     lengths = np.zeros(n, dtype=np.int64)
-    records = np.zeros((n, N_RECORD), dtype=np.int64)
+    records = np.zeros((n, K.N_RECORD), dtype=np.int64)
     widths = np.array([[width, width], [width, width]], dtype=np.int64)
     m = _worker_memory
     m["ws"], m["uniform"] = T.self_play(array, board, ra, block_keys(seed, first, n), first, n, DEFAULT_TURN_CAP,
@@ -319,13 +320,6 @@ def train(
     network plays ``eval_games`` against ``expert``, half in each seat.
     ``progress(games done, evaluation or None)`` is called after each batch.
     """
-    import multiprocessing
-
-    from acesim.kernels import train as T
-    from acesim.kernels.strategy import new_scratch
-    from acesim.position import Position
-    from acesim.streams import MAX_SEED, check_seed
-
     if games <= 0:
         raise AcesimError(f"the number of training games must be positive, got {games}")
     if not 0 <= lam <= 1:

@@ -44,12 +44,10 @@ class Strategy:
 
     def check_rules(self, rules) -> None:
         """A learned strategy plays only the rules its model was trained under."""
-        if self.kind == LEARNED and dict(self.model_knobs) != rules.knobs():
-            differ = [k for k, v in self.model_knobs if rules.knobs()[k] != v]
-            raise AcesimError(
-                f"strategy {self.spec} was trained under rules {self.model_rules!r}; these games use "
-                f"{rules.name!r}, which differ in {', '.join(differ)}: train a model for them"
-            )
+        if self.kind == LEARNED:
+            from acesim.learned import refuse_other_rules
+
+            refuse_other_rules(f"strategy {self.spec}", self.model_rules, self.model_knobs, rules)
 
 
 def _read_file(path: Path | None) -> dict:
