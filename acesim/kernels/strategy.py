@@ -84,9 +84,9 @@ MAX_WIDTH = 256
 SUMMED_NODES = 8192  # exhaustive searches up to this many nodes score from summaries
 N_SOURCES = FROM_WAITING + 1  # a move's source: points 1..24, FROM_BAR, FROM_WAITING
 
-# Scratch of the strategies: two beams (current and next) of boards, their
-# scores and summaries (evaluate.summarize), the child being scored and its
-# summary, the summaries of an exhaustive search's nodes, the chosen play, the
+# Scratch of the strategies: two beams (current and next, the first index) of
+# boards, their scores and summaries (evaluate.summarize), the parent being
+# expanded and its summary, the child being scored and its summary, the summaries of an exhaustive search's nodes, the chosen play, the
 # feature vector, single moves (of a node and of its child), the segment's dice,
 # the move pairs a two-dice search has seen (``_two_dice``), the best play
 # of the double chosen after a 1-2 (``choose_and_play_double``), and the
@@ -97,9 +97,8 @@ Scratch = namedtuple(
         "beam",
         "beam_scores",
         "beam_sums",
-        "next",
-        "next_scores",
-        "next_sums",
+        "parent",
+        "parent_sum",
         "child",
         "child_sum",
         "node_sums",
@@ -119,12 +118,11 @@ Scratch = namedtuple(
 def new_scratch(width):
     w = max(width, 1)
     return Scratch(
-        np.zeros((w, BOARD_SIZE), dtype=BOARD_DTYPE),
-        np.zeros(w, dtype=np.float64),
-        np.zeros((w, SUMMARY_SIZE), dtype=np.int64),
-        np.zeros((w, BOARD_SIZE), dtype=BOARD_DTYPE),
-        np.zeros(w, dtype=np.float64),
-        np.zeros((w, SUMMARY_SIZE), dtype=np.int64),
+        np.zeros((2, w, BOARD_SIZE), dtype=BOARD_DTYPE),
+        np.zeros((2, w), dtype=np.float64),
+        np.zeros((2, w, SUMMARY_SIZE), dtype=np.int64),
+        np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE),
+        np.zeros(SUMMARY_SIZE, dtype=np.int64),
         np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE),
         np.zeros(SUMMARY_SIZE, dtype=np.int64),
         np.zeros((SUMMED_NODES, SUMMARY_SIZE), dtype=np.int64),
@@ -139,56 +137,66 @@ def new_scratch(width):
     )
 
 
-# The beam's row helpers index rows element by element: taking a row as a view
-# (``boards[j]``) costs reference counting on every candidate.
+# The beams index their rows element by element, and swap the current and the
+# next beam by an index: taking a row as a view (``boards[j]``) or swapping two
+# array variables costs atomic reference counting, on every candidate.
 
 
 @njit(cache=True, inline="always")
-def _same(boards, j, child):
-    """Row ``j`` of ``boards`` is the position ``child``."""
+def _same(boards, lv, j, child):
+    """Row ``j`` of beam ``lv`` is the position ``child``."""
     for i in range(BOARD_SIZE):
-        if boards[j, i] != child[i]:
+        if boards[lv, j, i] != child[i]:
             return False
     return True
 
 
 @njit(cache=True, inline="always")
-def _keep(child, child_sum, s, boards, scores, sums, kept, width):
-    """Insert ``child`` (score ``s``) into the best-first list; return ``(kept, dropped)``.
+def _take_row(boards, sums, lv, b, parent, parent_sum):
+    """Copy row ``b`` of beam ``lv`` and its summary into ``parent`` and ``parent_sum``."""
+    for i in range(BOARD_SIZE):
+        parent[i] = boards[lv, b, i]
+    for i in range(SUMMARY_SIZE):
+        parent_sum[i] = sums[lv, b, i]
+
+
+@njit(cache=True, inline="always")
+def _keep(child, child_sum, s, boards, scores, sums, lv, kept, width):
+    """Insert ``child`` (score ``s``) into beam ``lv``, best first; return ``(kept, dropped)``.
 
     ``dropped`` is True when a distinct position fell off the end of a full
     list (the beam pruned something).  Equal positions have equal scores, so
     only entries of equal score are compared for duplicates.
     """
-    if kept == width and s <= scores[kept - 1]:
-        if s == scores[kept - 1]:
+    if kept == width and s <= scores[lv, kept - 1]:
+        if s == scores[lv, kept - 1]:
             j = kept - 1
-            while j >= 0 and scores[j] == s:
-                if _same(boards, j, child):
+            while j >= 0 and scores[lv, j] == s:
+                if _same(boards, lv, j, child):
                     return kept, False
                 j -= 1
         return kept, True
     pos = kept
-    while pos > 0 and scores[pos - 1] < s:
+    while pos > 0 and scores[lv, pos - 1] < s:
         pos -= 1
     j = pos - 1
-    while j >= 0 and scores[j] == s:
-        if _same(boards, j, child):
+    while j >= 0 and scores[lv, j] == s:
+        if _same(boards, lv, j, child):
             return kept, False
         j -= 1
     dropped = kept == width
     last = kept - 1 if dropped else kept
     for j in range(last, pos, -1):
         for i in range(BOARD_SIZE):
-            boards[j, i] = boards[j - 1, i]
-        scores[j] = scores[j - 1]
+            boards[lv, j, i] = boards[lv, j - 1, i]
+        scores[lv, j] = scores[lv, j - 1]
         for i in range(SUMMARY_SIZE):
-            sums[j, i] = sums[j - 1, i]
+            sums[lv, j, i] = sums[lv, j - 1, i]
     for i in range(BOARD_SIZE):
-        boards[pos, i] = child[i]
-    scores[pos] = s
+        boards[lv, pos, i] = child[i]
+    scores[lv, pos] = s
     for i in range(SUMMARY_SIZE):
-        sums[pos, i] = child_sum[i]
+        sums[lv, pos, i] = child_sum[i]
     return (kept if dropped else kept + 1), dropped
 
 
@@ -228,7 +236,7 @@ def _exhaustive(board, rules, segment, n, ws, out, weights, sc, result):
 
 
 @njit(cache=True)
-def _two_dice(board, rules, segment, weights, sc, result):
+def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, second_moves, pairs, result):
     """The best play of a non-double into ``result``; returns ``used`` and the score.
 
     Exact, like ``_exhaustive``, but without storing or deduplicating nodes:
@@ -244,20 +252,21 @@ def _two_dice(board, rules, segment, weights, sc, result):
     the higher-die-first order already played as ``(x, y)``: the same two
     (source, die) moves reach the same position (a move's landing follows from
     its source and die, and any landing on a blot hits it; see
-    ``kernels.uniform``).  ``sc.pairs[x]`` has bit ``y`` for each such pair.
+    ``kernels.uniform``).  ``pairs[x]`` has bit ``y`` for each such pair.
     The mover's occupied points, which ``legal_moves`` needs, are the
     summary's ``S_MINE`` mask.
+
+    It takes only the arrays it uses (rows 0..2 of ``sums`` hold the root's,
+    the first move's and the leaf's summaries), not the strategy scratch: every
+    array a call takes costs atomic reference counting, and the scratch holds
+    over two dozen, more than the search of a typical roll costs.
     """
-    hi = max(segment[0], segment[1])
-    lo = min(segment[0], segment[1])
+    hi = max(die_a, die_b)
+    lo = min(die_a, die_b)
     open_bits = open_mask(board)
-    root_sum = sc.beam_sums[0]
-    first_sum = sc.next_sums[0]
-    leaf_sum = sc.child_sum
-    child = sc.child
-    first_moves = sc.moves
-    second_moves = sc.moves_after
-    pairs = sc.pairs
+    root_sum = sums[0]
+    first_sum = sums[1]
+    leaf_sum = sums[2]
     pairs[:] = 0
     summarize(board, root_sum)
     occupied = root_sum[S_MINE]
@@ -278,7 +287,7 @@ def _two_dice(board, rules, segment, weights, sc, result):
             src2, dst2 = second_moves[j, 0], second_moves[j, 1]
             seen |= np.int64(1) << src2
             update_summary(first_sum, child, src2, dst2, leaf_sum)
-            s = summary_score(leaf_sum, weights, sc.feat)
+            s = summary_score(leaf_sum, weights, weights)
             if s > best_score:
                 best_score = s
                 best_d1, best_src1, best_dst1, best_src2, best_dst2 = hi, src1, dst1, src2, dst2
@@ -298,7 +307,7 @@ def _two_dice(board, rules, segment, weights, sc, result):
             if (pairs[src2] >> src1) & 1:
                 continue  # (src2 with hi, then src1 with lo) reached this position already
             update_summary(first_sum, child, src2, dst2, leaf_sum)
-            s = summary_score(leaf_sum, weights, sc.feat)
+            s = summary_score(leaf_sum, weights, weights)
             if s > best_score:
                 best_score = s
                 best_d1, best_src1, best_dst1, best_src2, best_dst2 = lo, src1, dst1, src2, dst2
@@ -315,64 +324,69 @@ def _two_dice(board, rules, segment, weights, sc, result):
         for i in range(m1):
             src1, dst1 = first_moves[i, 0], first_moves[i, 1]
             update_summary(root_sum, board, src1, dst1, leaf_sum)
-            s = summary_score(leaf_sum, weights, sc.feat)
+            s = summary_score(leaf_sum, weights, weights)
             if s > best_score:
                 best_score = s
                 best_src1, best_dst1 = src1, dst1
         apply_move(result, best_src1, best_dst1)
         return 1, best_score
-    return 0, summary_score(root_sum, weights, sc.feat)
+    return 0, summary_score(root_sum, weights, weights)
 
 
 @njit(cache=True)
-def _beam(board, rules, segment, n, width, ws, out, weights, sc, result):
-    """The best play of a doubles segment by beam search; see the module docstring."""
+def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent, parent_sum, child, child_sum,
+          moves, result):
+    """The best play of a doubles segment by beam search; see the module docstring.
+
+    Returns ``(used, score, found)``; ``found`` is False when the beam stopped
+    short after pruning, and the segment must be searched exhaustively instead.
+    Like ``_two_dice`` it takes only the arrays it uses.
+    """
     open_bits = open_mask(board)
-    beam, beam_scores, beam_sums = sc.beam, sc.beam_scores, sc.beam_sums
-    nxt, next_scores, next_sums = sc.next, sc.next_scores, sc.next_sums
-    child, child_sum = sc.child, sc.child_sum
-    moves = sc.moves
-    beam[0, :] = board
-    summarize(board, beam_sums[0])
-    beam_scores[0] = summary_score(beam_sums[0], weights, sc.feat)
+    summarize(board, parent_sum)
+    for i in range(BOARD_SIZE):
+        boards[0, 0, i] = board[i]
+    for i in range(SUMMARY_SIZE):
+        sums[0, 0, i] = parent_sum[i]
+    scores[0, 0] = summary_score(parent_sum, weights, weights)
+    cur = 0
     kept = 1
     used = 0
     pruned = False
     for k in range(n):
         die = segment[k]
+        nxt = 1 - cur
         n_next = 0
         for b in range(kept):
-            node = beam[b]
-            node_sum = beam_sums[b]
-            if node[OFF] == N_CHECKERS:
+            if boards[cur, b, OFF] == N_CHECKERS:
                 continue
-            m = legal_moves(node, rules, die, True, open_bits, node_sum[S_MINE], moves)
+            _take_row(boards, sums, cur, b, parent, parent_sum)
+            m = legal_moves(parent, rules, die, True, open_bits, parent_sum[S_MINE], moves)
             for i in range(m):
                 src, dst = moves[i, 0], moves[i, 1]
-                update_summary(node_sum, node, src, dst, child_sum)
-                s = summary_score(child_sum, weights, sc.feat)
-                if n_next == width and s <= next_scores[width - 1]:
+                update_summary(parent_sum, parent, src, dst, child_sum)
+                s = summary_score(child_sum, weights, weights)
+                if n_next == width and s <= scores[nxt, width - 1]:
                     # No better than every kept position: never kept.  A worse one is
                     # pruned; an equal one too unless it duplicates a kept position,
                     # which only matters while nothing has been pruned yet.
-                    if s < next_scores[width - 1] or pruned:
+                    if s < scores[nxt, width - 1] or pruned:
                         pruned = True
                         continue
-                child[:] = node
+                child[:] = parent
                 apply_move(child, src, dst)
-                n_next, dropped = _keep(child, child_sum, s, nxt, next_scores, next_sums, n_next, width)
+                n_next, dropped = _keep(child, child_sum, s, boards, scores, sums, nxt, n_next, width)
                 pruned = pruned or dropped
         if n_next == 0:
             break
         used = k + 1
-        beam, nxt = nxt, beam
-        beam_scores, next_scores = next_scores, beam_scores
-        beam_sums, next_sums = next_sums, beam_sums
+        cur = nxt
         kept = n_next
     if used < n and pruned:
-        return _exhaustive(board, rules, segment, n, ws, out, weights, sc, result)
-    result[:] = beam[0]
-    return ws, used, beam_scores[0]
+        return used, scores[cur, 0], False
+    for i in range(BOARD_SIZE):
+        result[i] = boards[cur, 0, i]
+    return used, scores[cur, 0], True
 
 
 @njit(cache=True, inline="always")
@@ -408,46 +422,49 @@ def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
 def _net_beam(board, rules, segment, n, width, again, ws, out, model, sc, result):
     """``_beam`` with the network's scores."""
     open_bits = open_mask(board)
-    beam, beam_scores, beam_sums = sc.beam, sc.beam_scores, sc.beam_sums
-    nxt, next_scores, next_sums = sc.next, sc.next_scores, sc.next_sums
+    boards, scores, sums = sc.beam, sc.beam_scores, sc.beam_sums
+    parent, parent_sum = sc.parent, sc.parent_sum
     child, child_sum = sc.child, sc.child_sum
     moves = sc.moves
-    beam[0, :] = board
-    summarize(board, beam_sums[0])
-    beam_scores[0] = 0.0
+    summarize(board, parent_sum)
+    for i in range(BOARD_SIZE):
+        boards[0, 0, i] = board[i]
+    for i in range(SUMMARY_SIZE):
+        sums[0, 0, i] = parent_sum[i]
+    scores[0, 0] = 0.0
+    cur = 0
     kept = 1
     used = 0
     pruned = False
     for k in range(n):
         die = segment[k]
+        nxt = 1 - cur
         n_next = 0
         for b in range(kept):
-            node = beam[b]
-            node_sum = beam_sums[b]
-            if node[OFF] == N_CHECKERS:
+            if boards[cur, b, OFF] == N_CHECKERS:
                 continue  # the game ended here; a deeper play, if any, is the legal one
-            m = legal_moves(node, rules, die, True, open_bits, node_sum[S_MINE], moves)
+            _take_row(boards, sums, cur, b, parent, parent_sum)
+            m = legal_moves(parent, rules, die, True, open_bits, parent_sum[S_MINE], moves)
             for i in range(m):
                 src, dst = moves[i, 0], moves[i, 1]
-                update_summary(node_sum, node, src, dst, child_sum)
-                child[:] = node
+                update_summary(parent_sum, parent, src, dst, child_sum)
+                child[:] = parent
                 apply_move(child, src, dst)
                 s = net_score(child, again, model, sc)
-                n_next, dropped = _keep(child, child_sum, s, nxt, next_scores, next_sums, n_next, width)
+                n_next, dropped = _keep(child, child_sum, s, boards, scores, sums, nxt, n_next, width)
                 pruned = pruned or dropped
         if n_next == 0:
             break
         used = k + 1
-        beam, nxt = nxt, beam
-        beam_scores, next_scores = next_scores, beam_scores
-        beam_sums, next_sums = next_sums, beam_sums
+        cur = nxt
         kept = n_next
     if used < n and pruned:
         return _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
-    result[:] = beam[0]
+    for i in range(BOARD_SIZE):
+        result[i] = boards[cur, 0, i]
     if used == 0:
         return ws, 0, net_score(board, again and rules[R_BONUS_NEEDS_FULL_USE] == 0, model, sc)
-    return ws, used, beam_scores[0]
+    return ws, used, scores[cur, 0]
 
 
 @njit(cache=True)
@@ -472,15 +489,29 @@ def rolls_again(rules, die_a, die_b, bonus):
     return die_a + die_b == 3 and rules[R_ACEY_DEUCEY] != ACEY_DEUCEY_NONE
 
 
+@njit(cache=True, inline="always")
+def _linear_play(board, rules, segment, n, width, ws, out, weights, sc, result):
+    """``best_play``, inlined into the game loop and the ranking of the doubles.
+
+    The searches it calls take single arrays of the scratch, not the scratch
+    (see ``_two_dice``), so a roll pays for one call of a few arrays.
+    """
+    if n == 2 and segment[0] != segment[1]:
+        used, score = _two_dice(board, rules, segment[0], segment[1], weights, sc.node_sums, sc.child, sc.moves,
+                                sc.moves_after, sc.pairs, result)
+        return ws, used, score
+    if n > 2 and width > 0:
+        used, score, found = _beam(board, rules, segment, n, width, weights, sc.beam, sc.beam_scores,
+                                   sc.beam_sums, sc.parent, sc.parent_sum, sc.child, sc.child_sum, sc.moves, result)
+        if found:
+            return ws, used, score
+    return _exhaustive(board, rules, segment, n, ws, out, weights, sc, result)
+
+
 @njit(cache=True)
 def best_play(board, rules, segment, n, width, ws, out, weights, sc, result):
     """The ``LINEAR`` strategy's play of ``segment[:n]`` into ``result``; returns ``(ws, used, score)``."""
-    if n == 2 and segment[0] != segment[1]:
-        used, score = _two_dice(board, rules, segment, weights, sc, result)
-        return ws, used, score
-    if n > 2 and width > 0:
-        return _beam(board, rules, segment, n, width, ws, out, weights, sc, result)
-    return _exhaustive(board, rules, segment, n, ws, out, weights, sc, result)
+    return _linear_play(board, rules, segment, n, width, ws, out, weights, sc, result)
 
 
 @njit(cache=True, inline="always")
@@ -506,7 +537,7 @@ def play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choice
         again = rolls_again(rules, die_a, die_b, bonus)
         ws, used, _ = net_best_play(board, rules, sc.segment, n, width, again, ws, out, weights, sc, sc.play)
     else:
-        ws, used, _ = best_play(board, rules, sc.segment, n, width, ws, out, weights, sc, sc.play)
+        ws, used, _ = _linear_play(board, rules, sc.segment, n, width, ws, out, weights, sc, sc.play)
     board[:] = sc.play
     return ws, uniform, n, used
 
@@ -516,7 +547,7 @@ def _strategy_play(board, rules, segment, n, width, kind, again, ws, out, weight
     """The best play of a ``LINEAR`` or ``LEARNED`` strategy into ``sc.play``; returns ``(ws, used, score)``."""
     if kind == LEARNED:
         return net_best_play(board, rules, segment, n, width, again, ws, out, weights, sc, sc.play)
-    return best_play(board, rules, segment, n, width, ws, out, weights, sc, sc.play)
+    return _linear_play(board, rules, segment, n, width, ws, out, weights, sc, sc.play)
 
 
 @njit(cache=True)
