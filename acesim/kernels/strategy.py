@@ -161,6 +161,14 @@ def _take_row(boards, sums, lv, b, parent, parent_sum):
 
 
 @njit(cache=True, inline="always")
+def _copy_board(dst, src):
+    """``dst[:] = src``, as a loop: a slice assignment checks for overlap and keeps
+    a copying path that needs the runtime, which the searches compile without."""
+    for i in range(BOARD_SIZE):
+        dst[i] = src[i]
+
+
+@njit(cache=True, inline="always")
 def _keep(child, child_sum, s, boards, scores, sums, lv, kept, width):
     """Insert ``child`` (score ``s``) into beam ``lv``, best first; return ``(kept, dropped)``.
 
@@ -235,7 +243,7 @@ def _exhaustive(board, rules, segment, n, ws, out, weights, sc, result):
     return ws, out[2], best_score
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, second_moves, pairs, result):
     """The best play of a non-double into ``result``; returns ``used`` and the score.
 
@@ -279,7 +287,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
         update_summary(root_sum, board, src1, dst1, first_sum)
         if first_sum[S_OFF] == N_CHECKERS:
             continue  # won with one die: a leaf one die deep
-        child[:] = board
+        _copy_board(child, board)
         apply_move(child, src1, dst1)
         m2 = legal_moves(child, rules, lo, False, open_bits, first_sum[S_MINE], second_moves)
         seen = 0
@@ -299,7 +307,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
         update_summary(root_sum, board, src1, dst1, first_sum)
         if first_sum[S_OFF] == N_CHECKERS:
             continue
-        child[:] = board
+        _copy_board(child, board)
         apply_move(child, src1, dst1)
         m2 = legal_moves(child, rules, hi, False, open_bits, first_sum[S_MINE], second_moves)
         for j in range(m2):
@@ -311,7 +319,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
             if s > best_score:
                 best_score = s
                 best_d1, best_src1, best_dst1, best_src2, best_dst2 = lo, src1, dst1, src2, dst2
-    result[:] = board
+    _copy_board(result, board)
     if best_d1 != 0:
         apply_move(result, best_src1, best_dst1)
         apply_move(result, best_src2, best_dst2)
@@ -333,7 +341,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
     return 0, summary_score(root_sum, weights, weights)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent, parent_sum, child, child_sum,
           moves, result):
     """The best play of a doubles segment by beam search; see the module docstring.
@@ -373,7 +381,7 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
                     if s < scores[nxt, width - 1] or pruned:
                         pruned = True
                         continue
-                child[:] = parent
+                _copy_board(child, parent)
                 apply_move(child, src, dst)
                 n_next, dropped = _keep(child, child_sum, s, boards, scores, sums, nxt, n_next, width)
                 pruned = pruned or dropped
