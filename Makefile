@@ -14,8 +14,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test,dask]'
 	touch $(STAMP)
 
+# Two test processes, one test file each at a time: most of a cold run is Numba
+# compiling, and a file's tests share their kernels (the cache on disk is shared).
+TEST_WORKERS ?= 2
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q --durations=20 tests
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=20 tests
 
 # The main job: the analysis report for the four presets, expert against expert
 # on common dice (about 5 minutes on two cores), into results/report (HTML,
