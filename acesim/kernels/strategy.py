@@ -365,6 +365,26 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
         die = segment[k]
         nxt = 1 - cur
         n_next = 0
+        if k == n - 1:
+            # The last die: only the best child matters (the first of the best
+            # score, as the beam's first row would be), so no list is kept.
+            best, best_b, best_src, best_dst = -np.inf, -1, 0, 0
+            for b in range(kept):
+                if boards[cur, b, OFF] == N_CHECKERS:
+                    continue
+                _take_row(boards, sums, cur, b, parent, parent_sum)
+                m = legal_moves(parent, rules, die, True, open_bits, parent_sum[S_MINE], moves)
+                for i in range(m):
+                    update_summary(parent_sum, parent, moves[i, 0], moves[i, 1], child_sum)
+                    s = summary_score(child_sum, weights, weights)
+                    if s > best or best_b < 0:
+                        best, best_b, best_src, best_dst = s, b, moves[i, 0], moves[i, 1]
+            if best_b >= 0:
+                for i in range(BOARD_SIZE):
+                    result[i] = boards[cur, best_b, i]
+                apply_move(result, best_src, best_dst)
+                return n, best, True
+            break
         for b in range(kept):
             if boards[cur, b, OFF] == N_CHECKERS:
                 continue
