@@ -38,7 +38,17 @@ from acesim.kernels.layout import (
     SCORING_PER_CHECKER,
 )
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
-from acesim.kernels.strategy import choose_and_play_double, play_segment
+from acesim.kernels.strategy import (
+    LEARNED,
+    SEGMENT_EXHAUSTIVE,
+    SEGMENT_GROW_UNIFORM,
+    _exhaustive,
+    choose_and_play_double,
+    play_segment,
+    quick_segment,
+    search_arrays,
+)
+from acesim.kernels.uniform import grown_uniform_scratch
 
 # Games share a block key in groups of this size (see acesim.streams).
 GAMES_PER_BLOCK = 256
@@ -168,6 +178,11 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
     acey_deucey = rules[R_ACEY_DEUCEY]
     total_turns = 0
     traced = 0
+    # the searches' arrays, taken out of the scratch once (see strategy.search_arrays)
+    segment, play = sc.segment, sc.play
+    node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum, child_sum = (
+        search_arrays(sc)
+    )
     while True:
         if total_turns >= turn_cap:
             record[UNFINISHED] = 1
@@ -203,9 +218,23 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                 if stakes:
                     record[STAKES_DOUBLINGS] += 1
             before[:] = board
-            ws, uniform, n, used = play_segment(
-                board, rules, die_a, die_b, False, kind, width, w, choices, ws, uniform, out, sc
-            )
+            if kind == LEARNED:
+                ws, uniform, n, used = play_segment(
+                    board, rules, die_a, die_b, False, kind, width, w, choices, ws, uniform, out, sc
+                )
+            else:
+                while True:
+                    n, used, status = quick_segment(
+                        board, rules, die_a, die_b, kind, width, w, choices, uniform, segment, play, node_sums,
+                        child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum,
+                        child_sum,
+                    )
+                    if status != SEGMENT_GROW_UNIFORM:
+                        break
+                    uniform = grown_uniform_scratch(uniform)
+                if status == SEGMENT_EXHAUSTIVE:
+                    ws, used, _ = _exhaustive(board, rules, segment, n, ws, out, w, sc, play)
+                    board[:] = play
             _count_segment(board, before, n, used, record, side, turn_number)
             if board[OFF] == N_CHECKERS:
                 game_over = True

@@ -517,22 +517,76 @@ def rolls_again(rules, die_a, die_b, bonus):
     return die_a + die_b == 3 and rules[R_ACEY_DEUCEY] != ACEY_DEUCEY_NONE
 
 
-@njit(cache=True, inline="always")
-def _linear_play(board, rules, segment, n, width, ws, out, weights, sc, result):
-    """``best_play``, inlined into the game loop and the ranking of the doubles.
+# The game loop's hot path.  Every array bound to a variable of an inlined or
+# runtime-managed function is reference counted (atomically), and binding a
+# scratch tuple counts each of its two dozen arrays: that was a fifth of a
+# heuristic game.  So the game loop and the ranking of the doubles take the
+# scratch's search arrays out once (``search_arrays``) and call the searches
+# through functions compiled without the runtime, which count nothing.
 
-    The searches it calls take single arrays of the scratch, not the scratch
-    (see ``_two_dice``), so a roll pays for one call of a few arrays.
+
+@njit(cache=True, inline="always")
+def search_arrays(sc):
+    """The arrays ``linear_search`` and ``quick_segment`` take, in their order."""
+    return (sc.node_sums, sc.child, sc.moves, sc.moves_after, sc.pairs, sc.beam, sc.beam_scores, sc.beam_sums,
+            sc.parent, sc.parent_sum, sc.child_sum)
+
+
+@njit(cache=True, _nrt=False)
+def linear_search(board, rules, segment, n, width, weights, node_sums, child, moves, moves_after, pairs, beam,
+                  beam_scores, beam_sums, parent, parent_sum, child_sum, result):
+    """The ``LINEAR`` play of ``segment[:n]`` into ``result`` without the workspace.
+
+    Returns ``(used, score, found)``; when ``found`` is False the segment
+    needs the exhaustive search (``_exhaustive``, which takes the workspace).
     """
     if n == 2 and segment[0] != segment[1]:
-        used, score = _two_dice(board, rules, segment[0], segment[1], weights, sc.node_sums, sc.child, sc.moves,
-                                sc.moves_after, sc.pairs, result)
-        return ws, used, score
+        used, score = _two_dice(board, rules, segment[0], segment[1], weights, node_sums, child, moves,
+                                moves_after, pairs, result)
+        return used, score, True
     if n > 2 and width > 0:
-        used, score, found = _beam(board, rules, segment, n, width, weights, sc.beam, sc.beam_scores,
-                                   sc.beam_sums, sc.parent, sc.parent_sum, sc.child, sc.child_sum, sc.moves, result)
-        if found:
-            return ws, used, score
+        return _beam(board, rules, segment, n, width, weights, beam, beam_scores, beam_sums, parent, parent_sum,
+                     child, child_sum, moves, result)
+    return 0, 0.0, False
+
+
+SEGMENT_DONE = 0
+SEGMENT_GROW_UNIFORM = 1  # the random strategy's scratch is full: grow it and call again
+SEGMENT_EXHAUSTIVE = 2  # search this segment with ``_exhaustive``
+
+
+@njit(cache=True, _nrt=False)
+def quick_segment(board, rules, die_a, die_b, kind, width, weights, choices, uniform, segment, play, node_sums,
+                  child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum, child_sum):
+    """``play_segment`` of a ``RANDOM`` or ``LINEAR`` strategy, in place, for the game loop.
+
+    Returns ``(dice in the segment, dice used, status)``.  A status other than
+    ``SEGMENT_DONE`` leaves the board as it was: the caller grows the random
+    strategy's scratch and calls again, or searches exhaustively (into
+    ``play``), since both need memory this function cannot manage.
+    """
+    n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, segment)
+    if kind == RANDOM:
+        status, _, used = uniform_play(board, rules, segment, n, choices, uniform)
+        if status == UNIFORM_FULL:
+            return n, 0, SEGMENT_GROW_UNIFORM
+        return n, used, SEGMENT_DONE
+    used, _, found = linear_search(board, rules, segment, n, width, weights, node_sums, child, moves, moves_after,
+                                   pairs, beam, beam_scores, beam_sums, parent, parent_sum, child_sum, play)
+    if not found:
+        return n, 0, SEGMENT_EXHAUSTIVE
+    _copy_board(board, play)
+    return n, used, SEGMENT_DONE
+
+
+@njit(cache=True, inline="always")
+def _linear_play(board, rules, segment, n, width, ws, out, weights, sc, result):
+    """``best_play``, inlined into ``play_segment`` and the ranking of the doubles."""
+    a = search_arrays(sc)
+    used, score, found = linear_search(board, rules, segment, n, width, weights, a[0], a[1], a[2], a[3], a[4],
+                                       a[5], a[6], a[7], a[8], a[9], a[10], result)
+    if found:
+        return ws, used, score
     return _exhaustive(board, rules, segment, n, ws, out, weights, sc, result)
 
 
@@ -621,9 +675,20 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
     again = rolls_again(rules, 1, 1, True)
     best_d, best_n, best_used = 1, 0, 0
     best_score = -np.inf
+    segment, play = sc.segment, sc.play
+    node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum, child_sum = (
+        search_arrays(sc)
+    )
     for d in range(1, 7):
-        n = segment_of(d, d, four_plus, sc.segment)
-        ws, used, s = _strategy_play(board, rules, sc.segment, n, width, kind, again, ws, out, weights, sc)
+        n = segment_of(d, d, four_plus, segment)
+        if kind == LINEAR:
+            used, s, found = linear_search(board, rules, segment, n, width, weights, node_sums, child, moves,
+                                           moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum,
+                                           child_sum, play)
+            if not found:
+                ws, used, s = _exhaustive(board, rules, segment, n, ws, out, weights, sc, play)
+        else:
+            ws, used, s = _strategy_play(board, rules, segment, n, width, kind, again, ws, out, weights, sc)
         if s > best_score:  # the first double of the best score, as choose_double
             best_score = s
             best_d, best_n, best_used = d, n, used
