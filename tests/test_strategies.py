@@ -241,3 +241,57 @@ def test_choose_and_play_double_equals_choosing_then_playing(name):
             _, _, n2, used2 = play_segment(slow, ra, d, d, True, s.kind, s.width, weights, choices, ws, uniform, out, sc)
             assert (chosen, n, used) == (d, n2, used2)
             assert np.array_equal(fast, slow)
+
+
+@pytest.mark.parametrize("name", ["european", "backgammon"])
+def test_the_game_loops_quick_segment_equals_play_segment(name):
+    """quick_segment (no workspace, no runtime) plays every roll as play_segment does, or says why it cannot."""
+    from acesim.kernels.strategy import (
+        SEGMENT_DONE,
+        SEGMENT_EXHAUSTIVE,
+        SEGMENT_GROW_UNIFORM,
+        play_segment,
+        quick_segment,
+        search_arrays,
+    )
+    from acesim.kernels.uniform import grown_uniform_scratch, new_uniform_scratch
+
+    rules = PRESETS[name]
+    ra = rules.to_array()
+    boards, _ = sample_positions(rules, 25, seed=23)
+    out = np.zeros(3, dtype=np.int64)
+    statuses = set()
+    for spec in ("random", "expert", "safe@beam=1", "blocker@full"):
+        s = load_strategy(spec)
+        weights = np.array(s.weights)
+        sc, ws = new_scratch(max(s.width, 1)), new_workspace()
+        arrays = search_arrays(sc)
+        # a small uniform scratch, so that large segments need it grown
+        uniform_quick, uniform_slow = new_uniform_scratch(16), new_uniform_scratch(16)
+        for k, board in enumerate(boards):
+            for a in range(1, 7):
+                for b in range(a, 7):
+                    choices_quick = np.array([k, a, b, 7], dtype=np.uint64)
+                    choices_slow = choices_quick.copy()
+                    quick = board.copy()
+                    while True:
+                        n, used, status = quick_segment(quick, ra, a, b, s.kind, s.width, weights, choices_quick,
+                                                        uniform_quick, sc.segment, sc.play, *arrays)
+                        statuses.add(status)
+                        if status != SEGMENT_GROW_UNIFORM:
+                            break
+                        assert np.array_equal(quick, board)
+                        uniform_quick = grown_uniform_scratch(uniform_quick)
+                    if status == SEGMENT_EXHAUSTIVE:
+                        assert np.array_equal(quick, board)
+                        assert s.width == 0 or n > 2  # only doubles fall back
+                        ws, used, _ = best_play(quick, ra, sc.segment, n, 0, ws, out, weights, sc, sc.play)
+                        quick[:] = sc.play
+                    slow = board.copy()
+                    ws, uniform_slow, n2, used2 = play_segment(slow, ra, a, b, False, s.kind, s.width, weights,
+                                                               choices_slow, ws, uniform_slow, out, sc)
+                    assert (n, used) == (n2, used2), (spec, a, b)
+                    assert np.array_equal(quick, slow), (spec, a, b)
+                    assert np.array_equal(choices_quick, choices_slow)
+    if name == "european":  # every path was taken
+        assert statuses == {SEGMENT_DONE, SEGMENT_EXHAUSTIVE, SEGMENT_GROW_UNIFORM}
