@@ -365,26 +365,10 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
         die = segment[k]
         nxt = 1 - cur
         n_next = 0
-        if k == n - 1:
-            # The last die: only the best child matters (the first of the best
-            # score, as the beam's first row would be), so no list is kept.
-            best, best_b, best_src, best_dst = -np.inf, -1, 0, 0
-            for b in range(kept):
-                if boards[cur, b, OFF] == N_CHECKERS:
-                    continue
-                _take_row(boards, sums, cur, b, parent, parent_sum)
-                m = legal_moves(parent, rules, die, True, open_bits, parent_sum[S_MINE], moves)
-                for i in range(m):
-                    update_summary(parent_sum, parent, moves[i, 0], moves[i, 1], child_sum)
-                    s = summary_score(child_sum, weights, weights)
-                    if s > best or best_b < 0:
-                        best, best_b, best_src, best_dst = s, b, moves[i, 0], moves[i, 1]
-            if best_b >= 0:
-                for i in range(BOARD_SIZE):
-                    result[i] = boards[cur, best_b, i]
-                apply_move(result, best_src, best_dst)
-                return n, best, True
-            break
+        # On the last die only the best child matters (the first of the best
+        # score, as the list's first row would be), so no list is kept.
+        last = k == n - 1
+        best, best_b, best_src, best_dst = -np.inf, -1, 0, 0
         for b in range(kept):
             if boards[cur, b, OFF] == N_CHECKERS:
                 continue
@@ -394,6 +378,10 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
                 src, dst = moves[i, 0], moves[i, 1]
                 update_summary(parent_sum, parent, src, dst, child_sum)
                 s = summary_score(child_sum, weights, weights)
+                if last:
+                    if best_b < 0 or s > best:
+                        best, best_b, best_src, best_dst = s, b, src, dst
+                    continue
                 if n_next == width and s <= scores[nxt, width - 1]:
                     # No better than every kept position: never kept.  A worse one is
                     # pruned; an equal one too unless it duplicates a kept position,
@@ -405,6 +393,11 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
                 apply_move(child, src, dst)
                 n_next, dropped = _keep(child, child_sum, s, boards, scores, sums, nxt, n_next, width)
                 pruned = pruned or dropped
+        if best_b >= 0:
+            for i in range(BOARD_SIZE):
+                result[i] = boards[cur, best_b, i]
+            apply_move(result, best_src, best_dst)
+            return n, best, True
         if n_next == 0:
             break
         used = k + 1
