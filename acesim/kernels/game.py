@@ -42,8 +42,8 @@ from acesim.kernels.strategy import (
     LEARNED,
     SEGMENT_EXHAUSTIVE,
     SEGMENT_GROW_UNIFORM,
-    _exhaustive,
     choose_and_play_double,
+    exhaustive_play,
     play_segment,
     quick_segment,
     search_arrays,
@@ -233,7 +233,7 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                         break
                     uniform = grown_uniform_scratch(uniform)
                 if status == SEGMENT_EXHAUSTIVE:
-                    ws, used, _ = _exhaustive(board, rules, segment, n, ws, out, w, sc, play)
+                    ws, used, _ = exhaustive_play(board, rules, segment, n, ws, out, w, sc, play)
                     board[:] = play
             _count_segment(board, before, n, used, record, side, turn_number)
             if board[OFF] == N_CHECKERS:

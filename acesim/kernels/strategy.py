@@ -86,11 +86,12 @@ N_SOURCES = FROM_WAITING + 1  # a move's source: points 1..24, FROM_BAR, FROM_WA
 
 # Scratch of the strategies: two beams (current and next, the first index) of
 # boards, their scores and summaries (evaluate.summarize), the parent being
-# expanded and its summary, the child being scored and its summary, the summaries of an exhaustive search's nodes, the chosen play, the
-# feature vector, single moves (of a node and of its child), the segment's dice,
-# the move pairs a two-dice search has seen (``_two_dice``), the best play
-# of the double chosen after a 1-2 (``choose_and_play_double``), and the
-# network's active inputs, activations and back-propagated errors (``kernels.net``).
+# expanded and its summary, the child being scored and its summary, the
+# summaries of an exhaustive search's nodes, the chosen play, the feature
+# vector, single moves (of a node and of its child), the segment's dice, the
+# move pairs a two-dice search has seen (``_two_dice``), the best play of the
+# double chosen after a 1-2 (``choose_and_play_double``), and the network's
+# active inputs, activations and back-propagated errors (``kernels.net``).
 Scratch = namedtuple(
     "Scratch",
     [
@@ -209,7 +210,7 @@ def _keep(child, child_sum, s, boards, scores, sums, lv, kept, width):
 
 
 @njit(cache=True)
-def _exhaustive(board, rules, segment, n, ws, out, weights, sc, result):
+def exhaustive_play(board, rules, segment, n, ws, out, weights, sc, result):
     """Score every legal play; write the best into ``result``.  Returns ``(ws, used, score)``.
 
     Nodes are stored parents first, so one pass derives every node's summary
@@ -247,7 +248,7 @@ def _exhaustive(board, rules, segment, n, ws, out, weights, sc, result):
 def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, second_moves, pairs, result):
     """The best play of a non-double into ``result``; returns ``used`` and the score.
 
-    Exact, like ``_exhaustive``, but without storing or deduplicating nodes:
+    Exact, like ``exhaustive_play``, but without storing or deduplicating nodes:
     both orders of the dice, depth first, each play scored from summaries.  A
     position reached twice scores the same, so duplicates cannot change the
     maximum (the first play of the best score is kept, so skipping a later
@@ -531,7 +532,7 @@ def linear_search(board, rules, segment, n, width, weights, node_sums, child, mo
     """The ``LINEAR`` play of ``segment[:n]`` into ``result`` without the workspace.
 
     Returns ``(used, score, found)``; when ``found`` is False the segment
-    needs the exhaustive search (``_exhaustive``, which takes the workspace).
+    needs the exhaustive search (``exhaustive_play``, which takes the workspace).
     """
     if n == 2 and segment[0] != segment[1]:
         used, score = _two_dice(board, rules, segment[0], segment[1], weights, node_sums, child, moves,
@@ -545,7 +546,7 @@ def linear_search(board, rules, segment, n, width, weights, node_sums, child, mo
 
 SEGMENT_DONE = 0
 SEGMENT_GROW_UNIFORM = 1  # the random strategy's scratch is full: grow it and call again
-SEGMENT_EXHAUSTIVE = 2  # search this segment with ``_exhaustive``
+SEGMENT_EXHAUSTIVE = 2  # search this segment with ``exhaustive_play``
 
 
 @njit(cache=True, _nrt=False)
@@ -575,12 +576,15 @@ def quick_segment(board, rules, die_a, die_b, kind, width, weights, choices, uni
 @njit(cache=True, inline="always")
 def _linear_play(board, rules, segment, n, width, ws, out, weights, sc, result):
     """``best_play``, inlined into ``play_segment`` and the ranking of the doubles."""
-    a = search_arrays(sc)
-    used, score, found = linear_search(board, rules, segment, n, width, weights, a[0], a[1], a[2], a[3], a[4],
-                                       a[5], a[6], a[7], a[8], a[9], a[10], result)
+    node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum, child_sum = (
+        search_arrays(sc)
+    )
+    used, score, found = linear_search(board, rules, segment, n, width, weights, node_sums, child, moves,
+                                       moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum,
+                                       child_sum, result)
     if found:
         return ws, used, score
-    return _exhaustive(board, rules, segment, n, ws, out, weights, sc, result)
+    return exhaustive_play(board, rules, segment, n, ws, out, weights, sc, result)
 
 
 @njit(cache=True)
@@ -679,7 +683,7 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
                                            moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum,
                                            child_sum, play)
             if not found:
-                ws, used, s = _exhaustive(board, rules, segment, n, ws, out, weights, sc, play)
+                ws, used, s = exhaustive_play(board, rules, segment, n, ws, out, weights, sc, play)
         else:
             ws, used, s = _strategy_play(board, rules, segment, n, width, kind, again, ws, out, weights, sc)
         if s > best_score:  # the first double of the best score, as choose_double
