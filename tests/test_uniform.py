@@ -12,8 +12,9 @@ must give exactly the same set of resulting boards and the same ``dice_used``:
 * arbitrary positions (bear-off, bar and entering heavy) under every mix of
   the knobs that change single moves;
 * hand-built cases of RULES.md sections 2 and 5;
-* the pick: every drawn play is a legal play, one ``rng.below`` per call,
-  uniform by a chi-square test, and a scratch that is too small changes nothing.
+* the pick: every drawn play is a legal play, reproducible from the stream,
+  uniform by chi-square tests (also where plays repeat, drawn by rejection
+  or after deduplicating), and a scratch that is too small changes nothing.
 """
 
 from __future__ import annotations
@@ -34,9 +35,12 @@ from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, new_wor
 from acesim.kernels.uniform import (
     _STAMP,
     _STAMP_MAX,
+    _TRIES,
+    DEFAULT_TRIES,
     FULL as UNIFORM_FULL,
     RANK_BAR,
     RANK_WAITING,
+    _search,
     _sources,
     enumerate_uniform,
     grown_uniform_scratch,
@@ -418,7 +422,7 @@ def choice_stream(seed: int) -> np.ndarray:
     return choices
 
 
-def test_pick_is_a_play_and_uses_one_draw():
+def test_pick_is_a_play_and_reproducible():
     engines = Engines()
     rules = EUROPEAN.to_array()
     segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
@@ -432,43 +436,66 @@ def test_pick_is_a_play_and_uses_one_draw():
         rng = choice_stream(i)
         twin = rng.copy()
         played = board.copy()
-        scratch, count, used = play_uniform(played, rules, segment, n_dice, rng, scratch)
-        assert (count, used) == (len(ref), ref_used)
-        # the one draw is below(count), and it picks that play in enumeration order
-        pick = below(twin, count)
-        assert np.array_equal(rng, twin)
-        status, count2, _ = enumerate_uniform(board, rules, segment, n_dice, scratch)
-        assert status == 0 and count2 == count
-        assert np.array_equal(played, play_boards(board, scratch, count)[pick])
+        scratch, used = play_uniform(played, rules, segment, n_dice, rng, scratch)
+        assert used == ref_used
         assert played.tobytes() in {row.tobytes() for row in ref}
+        # the same stream state draws the same play and leaves the stream in the same state
+        again = board.copy()
+        play_uniform(again, rules, segment, n_dice, twin, new_uniform_scratch())
+        assert np.array_equal(again, played) and np.array_equal(twin, rng)
+
+
+def _chi_square_of_picks(board, ruleset, die_a, die_b, tries, draws_per_play=400):
+    """Draw ``draws_per_play`` times per distinct play; the chi-square against uniform, and k."""
+    rules = ruleset.to_array()
+    segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
+    n_dice = segment_of(die_a, die_b, ruleset.doubles == "four-plus-complement", segment)
+    ref, _ = Engines().reference(board, rules, segment, n_dice)
+    k = len(ref)
+    index = {row.tobytes(): i for i, row in enumerate(ref)}
+    counts = np.zeros(k, dtype=np.int64)
+    draws = draws_per_play * k
+    rng = choice_stream(2026)
+    scratch = new_uniform_scratch()
+    scratch[_TRIES] = tries
+    for _ in range(draws):
+        played = board.copy()
+        scratch, _ = play_uniform(played, rules, segment, n_dice, rng, scratch)
+        counts[index[played.tobytes()]] += 1  # a KeyError would be an illegal play
+    expected = draws / k
+    return float(((counts - expected) ** 2 / expected).sum()), k, counts
 
 
 def test_pick_is_uniform():
     """Chi-square over the plays of one position: a few plays, many draws."""
-    pos = P({13: 2, 8: 1, 6: 1, 2: -2, 11: -2}, waiting=(0, 9), off=(11, 2))
-    ruleset = BACKGAMMON
-    rules = ruleset.to_array()
-    board = pos.to_board()
-    segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
-    n_dice = segment_of(6, 3, False, segment)
-    engines = Engines()
-    ref, _ = engines.reference(board, rules, segment, n_dice)
-    k = len(ref)
+    board = P({13: 2, 8: 1, 6: 1, 2: -2, 11: -2}, waiting=(0, 9), off=(11, 2)).to_board()
+    chi2, k, counts = _chi_square_of_picks(board, BACKGAMMON, 6, 3, DEFAULT_TRIES)
     assert 4 <= k <= 30
-    index = {row.tobytes(): i for i, row in enumerate(ref)}
-    counts = np.zeros(k, dtype=np.int64)
-    draws = 400 * k
-    rng = choice_stream(2026)
-    scratch = new_uniform_scratch()
-    for _ in range(draws):
-        played = board.copy()
-        scratch, count, _ = play_uniform(played, rules, segment, n_dice, rng, scratch)
-        assert count == k
-        counts[index[played.tobytes()]] += 1  # a KeyError would be an illegal play
-    expected = draws / k
-    chi2 = float(((counts - expected) ** 2 / expected).sum())
     # k - 1 degrees of freedom: mean k - 1, sd sqrt(2(k - 1)); allow six sd
     assert chi2 < (k - 1) + 6 * np.sqrt(2 * (k - 1)), (chi2, counts.tolist())
+
+
+@pytest.mark.parametrize("tries", [DEFAULT_TRIES, 1, 0])
+def test_pick_is_uniform_where_plays_repeat(tries):
+    """An eight-die segment whose 20 plays are 8 positions, reached 1, 1, 2, 2, 2, 4, 4 and 4 times.
+
+    Drawing among the 20 plays would pick a position reached 4 times 4 times
+    as often as one reached once (chi-square in the thousands); the kept draw
+    must be uniform over the 8, whether it is kept after any number of draws
+    or the plays are deduplicated (``tries`` 0: at once).
+    """
+    board = P({1: 4, 2: 2, 3: 4, 4: 3, 8: 1, 14: 1, 22: -5, 23: -3}, off=(0, 7)).to_board()
+    n, repeats, _ = _search(board, EUROPEAN.to_array(), _segment(2, 2), 8, new_uniform_scratch())
+    assert (n, repeats) == (0, 20)  # the premise: every play may repeat, 20 of them
+    chi2, k, counts = _chi_square_of_picks(board, EUROPEAN, 2, 2, tries)
+    assert k == 8
+    assert chi2 < (k - 1) + 6 * np.sqrt(2 * (k - 1)), (chi2, counts.tolist())
+
+
+def _segment(die_a, die_b):
+    segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
+    segment_of(die_a, die_b, True, segment)
+    return segment
 
 
 def test_full_scratch_changes_nothing():
@@ -485,10 +512,10 @@ def test_full_scratch_changes_nothing():
     assert uniform_play(played, rules, segment, n_dice, rng, small)[0] == UNIFORM_FULL
     assert np.array_equal(played, board)
     assert np.array_equal(rng, twin)
-    grown, count, used = play_uniform(played, rules, segment, n_dice, rng, small)
-    assert len(grown) > len(small) and count > 64 and used == 8
+    grown, used = play_uniform(played, rules, segment, n_dice, rng, small)
+    assert len(grown) > len(small) and used == 8
     ref, _ = Engines().reference(board, rules, segment, n_dice)
-    assert count == len(ref) and played.tobytes() in {row.tobytes() for row in ref}
+    assert len(ref) > 64 and played.tobytes() in {row.tobytes() for row in ref}
 
 
 def test_full_scratch_non_double():

@@ -561,7 +561,7 @@ def quick_segment(board, rules, die_a, die_b, kind, width, weights, choices, uni
     """
     n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, segment)
     if kind == RANDOM:
-        status, _, used = uniform_play(board, rules, segment, n, choices, uniform)
+        status, used = uniform_play(board, rules, segment, n, choices, uniform)
         if status == UNIFORM_FULL:
             return n, 0, SEGMENT_GROW_UNIFORM
         return n, used, SEGMENT_DONE
@@ -608,7 +608,7 @@ def play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choice
     n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, sc.segment)
     if kind == RANDOM:
         while True:
-            status, _, used = uniform_play(board, rules, sc.segment, n, choices, uniform)
+            status, used = uniform_play(board, rules, sc.segment, n, choices, uniform)
             if status != UNIFORM_FULL:
                 return ws, uniform, n, used
             uniform = grown_uniform_scratch(uniform)

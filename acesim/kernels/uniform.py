@@ -3,9 +3,9 @@
 ``plays.enumerate_plays`` keeps every node of every level.  Here a segment is
 searched depth first, keeping only the plays, each as a two-word key; the
 result is the same set of distinct resulting positions and the same
-``dice_used`` as ``enumerate_plays`` for every rule knob (RULES.md section 2),
-and ``uniform_play`` draws one of them with a single ``rng.below(choices, count)``
-from the game's choice stream.
+``dice_used`` as ``enumerate_plays`` for every rule knob (RULES.md section 2)
+(``enumerate_uniform``), and ``uniform_play`` draws one of them, each equally
+likely, from the game's choice stream.
 
 Why the search is exact:
 
@@ -46,6 +46,11 @@ Why the search is exact:
 * Between runs (the European 8-die segment), plays from different first-half
   positions can coincide (d = 2, c = 5: 13->11 11->6 and 8->6 13->8), so the
   plays are deduplicated.
+
+``uniform_play`` does not deduplicate to draw: it draws among all the plays
+found and keeps the draw with probability one over its number of copies
+(``_uniform_pick``), which is uniform over the distinct positions.  In the
+European game that halves the time of a random strategy's eight-die segment.
 
 Deduplication is exact: keys that meet in the hash set (same slot chain and
 fingerprint) are compared in full, so two positions are never merged.
@@ -93,6 +98,9 @@ from acesim.kernels.layout import (
 from acesim.kernels.rng import below
 
 FULL = -1  # the scratch has no room for the plays: grow it and call again
+# Draws ``uniform_play`` may refuse before it deduplicates: a pass over the plays
+# per draw costs about what hashing them once does after eight or so.
+DEFAULT_TRIES = 8
 
 # Source ranks: a point is its own number, waiting checkers rank 25, the bar 26.
 # A set of sources is a bit mask over ranks (for points, the bits of
@@ -124,6 +132,7 @@ _PREFETCH_AHEAD = 16  # keys between a slot's prefetch and its probe
 _CAPACITY = 0  # how many plays fit
 _SLOTS = 1  # the hash set's size, a power of two
 _STAMP = 2  # the hash set's current stamp
+_TRIES = 3  # refused draws of ``_uniform_pick`` before it deduplicates
 _PEND = 8  # per depth: the source ranks still to try
 _OCC = _PEND + _DEPTHS  # per depth: the mover's occupied points (board.occupied_mask)
 _LIMIT = _OCC + _DEPTHS  # per depth: the highest source rank allowed (canonical order)
@@ -149,6 +158,7 @@ def uniform_scratch(capacity):
     scratch = np.zeros(_TABLE + slots + 2 * capacity, dtype=np.int64)
     scratch[_CAPACITY] = capacity
     scratch[_SLOTS] = slots
+    scratch[_TRIES] = DEFAULT_TRIES
     return scratch
 
 
@@ -312,10 +322,13 @@ def _hash(a, b):
 
 @njit(cache=True, inline="always")
 def _search(board, rules, segment, n_dice, scratch):
-    """The keys of the distinct legal plays of ``segment[:n_dice]``, into the scratch.
+    """The keys of the legal plays of ``segment[:n_dice]``, into the scratch.
 
-    Returns ``(count, dice used)``, or ``(FULL, 0)``.  One function body on
-    purpose (see the module docstring on reference counting).
+    Returns ``(n, repeats, dice used)``, or ``(FULL, 0, 0)``: the first ``n``
+    plays are distinct positions, and the ``repeats`` after them are distinct
+    from those but may repeat among themselves (``_distinct`` removes the
+    copies).  One function body on purpose (see the module docstring on
+    reference counting).
     """
     cap = scratch[_CAPACITY]
     plays = _TABLE + scratch[_SLOTS]  # play i is scratch[plays + 2 * i], [plays + 2 * i + 1]
@@ -393,7 +406,7 @@ def _search(board, rules, segment, n_dice, scratch):
                     if order == 1 and (hi_bits >> r2) & 1 and (scratch[_AFTER + r2] >> r1) & 1:
                         continue  # r2 was a higher-die first move and r1 followed it: seen
                     if n + suspects >= cap:
-                        return FULL, 0
+                        return FULL, 0, 0
                     t2 = _landing(r2, d2)
                     a2, b2 = _moved(a1, b1, r2, d2, scratch[_HIT + t2])
                     if r2 == t1 or t2 == r1 or t1 == t2 == 0 or r1 + r2 == RANK_WAITING + RANK_BAR:
@@ -406,7 +419,13 @@ def _search(board, rules, segment, n_dice, scratch):
                     scratch[j] = a2
                     scratch[j + 1] = b2
         if n + suspects > 0:
-            used = 2
+            # the suspects move down to follow the distinct plays (a forward copy: no overlap
+            # is overwritten before it is read)
+            for i in range(suspects):
+                j = plays + 2 * (cap - suspects + i)
+                scratch[plays + 2 * (n + i)] = scratch[j]
+                scratch[plays + 2 * (n + i) + 1] = scratch[j + 1]
+            return n, suspects, 2
         else:
             # one die only: the higher one's single moves if any, else the lower one's;
             # one move from the start, so distinct sources give distinct positions
@@ -414,17 +433,17 @@ def _search(board, rules, segment, n_dice, scratch):
             if rest == 0:
                 scratch[plays] = a  # nothing playable: the empty play
                 scratch[plays + 1] = b
-                return 1, 0
+                return 1, 0, 0
             while rest:
                 r1 = lowest_set(rest)
                 rest &= rest - 1
                 if n >= cap:
-                    return FULL, 0
+                    return FULL, 0, 0
                 a1, b1 = _moved(a, b, r1, d1, scratch[_HIT + _landing(r1, d1)])
                 scratch[plays + 2 * n] = a1
                 scratch[plays + 2 * n + 1] = b1
                 n += 1
-            return n, 1
+            return n, 0, 1
     else:
         # A fixed order: depth first, each run of equal dice in canonical order; the
         # last two dice by an inner loop rather than the stack.  First each die's
@@ -464,7 +483,7 @@ def _search(board, rules, segment, n_dice, scratch):
                         if k > used:
                             used, n = k, 0
                         if n >= cap:
-                            return FULL, 0
+                            return FULL, 0, 0
                         scratch[plays + 2 * n] = a
                         scratch[plays + 2 * n + 1] = b
                         n += 1
@@ -479,7 +498,7 @@ def _search(board, rules, segment, n_dice, scratch):
                         r = lowest_set(allowed)
                         allowed &= allowed - 1
                         if n >= cap:
-                            return FULL, 0
+                            return FULL, 0, 0
                         move = base + 3 * r
                         scratch[plays + 2 * n] = a + scratch[move]
                         scratch[plays + 2 * n + 1] = (b + scratch[move + 1]) | scratch[move + 2]
@@ -503,7 +522,7 @@ def _search(board, rules, segment, n_dice, scratch):
                                 if k + 1 > used:
                                     used, n = k + 1, 0
                                 if n >= cap:
-                                    return FULL, 0
+                                    return FULL, 0, 0
                                 scratch[plays + 2 * n] = a1
                                 scratch[plays + 2 * n + 1] = b1
                                 n += 1
@@ -517,7 +536,7 @@ def _search(board, rules, segment, n_dice, scratch):
                             r2 = lowest_set(more)
                             more &= more - 1
                             if n >= cap:
-                                return FULL, 0
+                                return FULL, 0, 0
                             move = base2 + 3 * r2
                             j = plays + 2 * n
                             scratch[j] = a1 + scratch[move]
@@ -553,58 +572,95 @@ def _search(board, rules, segment, n_dice, scratch):
             if segment[j] != segment[j - 1]:
                 runs += 1
         if runs > 1 or bearoff_only:
-            suspects = n  # all of them, in place
-            n = 0
+            return 0, n, used  # all of them may repeat
+    return n, 0, used
 
-    if suspects:
-        # Append each distinct suspect play after the n plays known distinct.  A slot
-        # holds a stamp (older stamps read as empty, so the set is almost never
-        # cleared), 16 bits of the hash and the play's index; keys whose slot and bits
-        # meet are compared in full.  Slots are prefetched a few keys ahead, so that
-        # the cache misses of a large set overlap.
-        if n_dice == 2 and not doubles_segment:
-            src, step = plays + 2 * (cap - 1), -2  # stored from the back
-        else:
-            src, step = plays, 2  # in place
-        size, bits = _MIN_SLOTS, 6
-        while size < 2 * suspects:
-            size *= 2
-            bits += 1
-        shift = np.uint64(64 - bits)
-        fp_shift = np.uint64(48 - bits)
-        mask = size - 1
-        s = scratch[_STAMP] + 1
-        if s > _STAMP_MAX:
-            scratch[_TABLE:plays] = 0
-            s = 1
-        scratch[_STAMP] = s
-        stamp = s << _STAMP_SHIFT
-        for i in range(suspects):
-            if i + _PREFETCH_AHEAD < suspects:
-                j = src + step * (i + _PREFETCH_AHEAD)
-                _prefetch(scratch, _TABLE + np.int64(_hash(scratch[j], scratch[j + 1]) >> shift))
-            j = src + step * i
-            ka, kb = scratch[j], scratch[j + 1]
-            h = _hash(ka, kb)
-            slot = np.int64(h >> shift)
-            tag = stamp | (np.int64((h >> fp_shift) & np.uint64(0xFFFF)) << 32)
-            new = True
-            while True:
-                entry = scratch[_TABLE + slot]
-                if entry < stamp:
+
+@njit(cache=True, inline="always")
+def _distinct(scratch, n, repeats):
+    """Deduplicate the ``repeats`` plays after the ``n`` distinct ones, in place: the count.
+
+    Each distinct one is moved up to follow the distinct plays.  A slot of the
+    hash set holds a stamp (older stamps read as empty, so the set is almost
+    never cleared), 16 bits of the hash and the play's index; keys whose slot
+    and bits meet are compared in full.  Slots are prefetched a few keys
+    ahead, so that the cache misses of a large set overlap.
+    """
+    if repeats == 0:
+        return n
+    plays = _TABLE + scratch[_SLOTS]
+    src = plays + 2 * n
+    size, bits = _MIN_SLOTS, 6
+    while size < 2 * repeats:
+        size *= 2
+        bits += 1
+    shift = np.uint64(64 - bits)
+    fp_shift = np.uint64(48 - bits)
+    mask = size - 1
+    s = scratch[_STAMP] + 1
+    if s > _STAMP_MAX:
+        scratch[_TABLE:plays] = 0
+        s = 1
+    scratch[_STAMP] = s
+    stamp = s << _STAMP_SHIFT
+    for i in range(repeats):
+        if i + _PREFETCH_AHEAD < repeats:
+            j = src + 2 * (i + _PREFETCH_AHEAD)
+            _prefetch(scratch, _TABLE + np.int64(_hash(scratch[j], scratch[j + 1]) >> shift))
+        j = src + 2 * i
+        ka, kb = scratch[j], scratch[j + 1]
+        h = _hash(ka, kb)
+        slot = np.int64(h >> shift)
+        tag = stamp | (np.int64((h >> fp_shift) & np.uint64(0xFFFF)) << 32)
+        new = True
+        while True:
+            entry = scratch[_TABLE + slot]
+            if entry < stamp:
+                break
+            if entry >> 32 == tag >> 32:
+                j = plays + 2 * (entry & 0xFFFFFFFF)
+                if scratch[j] == ka and scratch[j + 1] == kb:
+                    new = False
                     break
-                if entry >> 32 == tag >> 32:
-                    j = plays + 2 * (entry & 0xFFFFFFFF)
-                    if scratch[j] == ka and scratch[j + 1] == kb:
-                        new = False
-                        break
-                slot = (slot + 1) & mask
-            if new:
-                scratch[_TABLE + slot] = tag | n
-                scratch[plays + 2 * n] = ka
-                scratch[plays + 2 * n + 1] = kb
-                n += 1
-    return n, used
+            slot = (slot + 1) & mask
+        if new:
+            scratch[_TABLE + slot] = tag | n
+            scratch[plays + 2 * n] = ka
+            scratch[plays + 2 * n + 1] = kb
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _uniform_pick(scratch, n, repeats, choices):
+    """The index of a play drawn uniformly among the distinct ones, from the choice stream.
+
+    The ``n`` plays first are distinct and the ``repeats`` after them may
+    repeat among themselves.  A draw among all ``n + repeats`` is kept with
+    probability 1 / (its copies): each distinct play is then kept with
+    probability 1 / (n + repeats) per draw, the same for all, so the pick is
+    uniform over the distinct plays without deduplicating them.  Counting the
+    copies is one sequential pass, far cheaper than hashing every play, and in
+    positions from European games a draw is kept after 1.6 tries on average.
+    After ``scratch[_TRIES]`` refused draws the plays are deduplicated and one
+    is drawn among them, which keeps the cost bounded and the pick uniform.
+    """
+    if repeats == 0:
+        return below(choices, n)
+    plays = _TABLE + scratch[_SLOTS]
+    total = n + repeats
+    for _ in range(scratch[_TRIES]):
+        i = below(choices, total)
+        if i < n:
+            return i
+        ka = scratch[plays + 2 * i]
+        kb = scratch[plays + 2 * i + 1]
+        copies = 0
+        for j in range(plays + 2 * n, plays + 2 * total, 2):
+            copies += (scratch[j] == ka) & (scratch[j + 1] == kb)
+        if copies == 1 or below(choices, copies) == 0:
+            return i
+    return below(choices, _distinct(scratch, n, repeats))
 
 
 @njit(cache=True, inline="always")
@@ -652,10 +708,10 @@ def enumerate_uniform(board, rules, segment, n_dice, scratch):
     playable the single play is the unchanged board, with ``dice_used = 0``.
     ``board`` is not changed.
     """
-    n, used = _search(board, rules, segment, n_dice, scratch)
+    n, repeats, used = _search(board, rules, segment, n_dice, scratch)
     if n == FULL:
         return FULL, 0, 0
-    return 0, n, used
+    return 0, _distinct(scratch, n, repeats), used
 
 
 @njit(cache=True)
@@ -673,23 +729,23 @@ def play_boards(board, scratch, count):
 def uniform_play(board, rules, segment, n_dice, choices, scratch):
     """Play, in place on ``board``, one of the distinct legal plays, each equally likely.
 
-    Returns ``(status, count, dice_used)`` with ``count`` the number of
-    distinct plays; the pick is ``below(choices, count)``, the only use of the
-    choice stream.  On FULL neither ``board`` nor ``choices`` is touched: grow
-    the scratch and call again (``play_uniform`` does), or use another engine.
+    Returns ``(status, dice_used)``.  The pick is ``_uniform_pick``'s, drawn
+    from the choice stream (one draw when no play can repeat, a few more when
+    some can).  On FULL neither ``board`` nor ``choices`` is touched: grow the
+    scratch and call again (``play_uniform`` does), or use another engine.
     """
-    n, used = _search(board, rules, segment, n_dice, scratch)
+    n, repeats, used = _search(board, rules, segment, n_dice, scratch)
     if n == FULL:
-        return FULL, 0, 0
-    _write_play(board, scratch, below(choices, n))
-    return 0, n, used
+        return FULL, 0
+    _write_play(board, scratch, _uniform_pick(scratch, n, repeats, choices))
+    return 0, used
 
 
 @njit(cache=True)
 def play_uniform(board, rules, segment, n_dice, choices, scratch):
-    """``uniform_play``, growing the scratch as needed: ``(scratch, count, dice_used)``."""
+    """``uniform_play``, growing the scratch as needed: ``(scratch, dice_used)``."""
     while True:
-        status, count, used = uniform_play(board, rules, segment, n_dice, choices, scratch)
+        status, used = uniform_play(board, rules, segment, n_dice, choices, scratch)
         if status != FULL:
-            return scratch, count, used
+            return scratch, used
         scratch = grown_uniform_scratch(scratch)
