@@ -118,51 +118,72 @@ def summarize(board, s):
 
 
 @njit(cache=True, inline="always")
-def update_summary(parent, parent_board, src, dst, s):
-    """The summary of the position one move ``src -> dst`` after ``parent_board``.
+def summary_of(s):
+    """The summary array ``s`` as a tuple, which the searches keep in registers."""
+    return (s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9])
 
-    ``src`` is a point, ``FROM_BAR`` (25) or ``FROM_WAITING`` (26); ``dst`` a
-    point or ``TO_OFF`` (0), as in ``board.legal_moves``.  The child board
-    itself is not needed, so a search scores a child before deciding to build it.
-    """
+
+@njit(cache=True, inline="always")
+def store_summary(t, s):
+    """Write the summary tuple ``t`` into the array ``s``."""
     for i in range(SUMMARY_SIZE):
-        s[i] = parent[i]
+        s[i] = t[i]
+
+
+@njit(cache=True, inline="always")
+def moved_summary(parent, parent_board, src, dst):
+    """The summary (a tuple) of the position one move ``src -> dst`` after ``parent_board``.
+
+    ``parent`` is the parent's summary tuple; ``src`` is a point, ``FROM_BAR``
+    (25) or ``FROM_WAITING`` (26); ``dst`` a point or ``TO_OFF`` (0), as in
+    ``board.legal_moves``.  The child board itself is not needed, so a search
+    scores a child before deciding to build it.  A tuple, not an array: a
+    search loads its parent's summary once and scores every child from
+    registers, where an array written per child would be stored and read
+    back, and could alias the parent's.
+    """
+    my_pips, opp_pips, mine, single, opp, stacked, home, off, outside, opp_bar = parent
     origin = src if src <= N_POINTS else 25
-    s[S_MY_PIPS] -= origin - dst
+    my_pips -= origin - dst
     if src > N_POINTS:
-        s[S_OUTSIDE] -= 1
+        outside -= 1
     else:
         c = np.int64(parent_board[src - 1]) - 1
         bit = np.int64(1) << src
         if c == 0:
-            s[S_MINE] &= ~bit
+            mine &= ~bit
         if c == 1:
-            s[S_SINGLE] |= bit
+            single |= bit
         else:
-            s[S_SINGLE] &= ~bit
+            single &= ~bit
         if c >= 3:
-            s[S_STACKED] -= 1
+            stacked -= 1
         if src <= HOME_TOP:
-            s[S_HOME] -= 1
+            home -= 1
     if dst == 0:
-        s[S_OFF] += 1
-        s[S_HOME] += 1
-        return
+        return (my_pips, opp_pips, mine, single, opp, stacked, home + 1, off + 1, outside, opp_bar)
     before = np.int64(parent_board[dst - 1])
     bit = np.int64(1) << dst
-    s[S_MINE] |= bit
+    mine |= bit
     if before <= 0:  # empty, or a blot that is hit
-        s[S_SINGLE] |= bit
+        single |= bit
     else:
-        s[S_SINGLE] &= ~bit
+        single &= ~bit
     if before >= 3:
-        s[S_STACKED] += 1
+        stacked += 1
     if dst <= HOME_TOP:
-        s[S_HOME] += 1
+        home += 1
     if before == -1:  # a hit: the blot goes from point dst to the bar
-        s[S_OPP] = (s[S_OPP] & ~(np.int64(1) << (dst + 6))) | (np.int64(1) << 6)
-        s[S_OPP_PIPS] += dst
-        s[S_OPP_BAR] += 1
+        opp = (opp & ~(np.int64(1) << (dst + 6))) | (np.int64(1) << 6)
+        opp_pips += dst
+        opp_bar += 1
+    return (my_pips, opp_pips, mine, single, opp, stacked, home, off, outside, opp_bar)
+
+
+@njit(cache=True, inline="always")
+def update_summary(parent, parent_board, src, dst, s):
+    """``moved_summary`` on summary arrays: the child's summary into ``s``."""
+    store_summary(moved_summary(summary_of(parent), parent_board, src, dst), s)
 
 
 @njit(cache=True, inline="always")
@@ -229,39 +250,57 @@ def summary_features(s, out):
 
 
 @njit(cache=True, inline="always")
-def summary_score(s, weights, scratch):
-    """``weights . features`` of the position summarised by ``s``; a win scores ``WIN_SCORE``.
+def tuple_score(t, weights):
+    """``weights . features`` of the position summarised by the tuple ``t``; a win scores ``WIN_SCORE``.
 
     The same sum, term by term in ``FEATURES`` order, as over
-    ``summary_features``, but the features that take a loop (shots, prime,
-    trap) are only counted when their weight is not zero: a skipped term adds
-    zero either way, so the score is the same number.  Inlined, because the
-    searches call it once per candidate and a call taking arrays costs
-    reference counting.  ``scratch`` is unused (kept so every scorer has one
-    signature).
+    ``summary_features``, but only the terms whose weight is not zero: a
+    skipped term adds a zero, which changes no sum but the sign of a zero
+    total, and no comparison sees that.  A single-character strategy weighs
+    four or five of the thirteen features, and each term is a dependent
+    floating-point add of a chain the searches pay for every candidate.
+    Inlined, because the searches call it once per candidate and a call
+    taking arrays costs reference counting.
     """
-    if s[S_OFF] == N_CHECKERS:
+    my_pips, opp_pips, mine, single, opp, stacked, home, off, outside, opp_bar = t
+    if off == N_CHECKERS:
         return WIN_SCORE
-    made = s[S_MINE] & ~s[S_SINGLE]
-    opp = s[S_OPP]
-    shots = _shots(s[S_SINGLE], opp) if weights[F_SHOTS] != 0.0 else 0
-    prime = _prime(made) if weights[F_PRIME] != 0.0 else 0
-    trap = _trap(made, opp) if weights[F_TRAP] != 0.0 else 0
+    made = mine & ~single
     total = 0.0
-    total += weights[F_PIP_LEAD] * ((s[S_OPP_PIPS] - s[S_MY_PIPS]) / 25.0)
-    total += weights[F_OFF] * float(s[S_OFF])
-    total += weights[F_SHOTS] * float(shots)
-    total += weights[F_BLOTS] * float(popcount(s[S_SINGLE]))
-    total += weights[F_MADE] * float(popcount(made))
-    total += weights[F_HOME_MADE] * float(popcount(made & _HOME_BITS))
-    total += weights[F_PRIME] * float(prime)
-    total += weights[F_OPP_BAR] * float(s[S_OPP_BAR])
-    total += weights[F_STACKED] * float(s[S_STACKED])
-    total += weights[F_HOME] * float(s[S_HOME])
-    total += weights[F_OUTSIDE_BOARD] * float(s[S_OUTSIDE])
-    total += weights[F_ANCHORS] * float(popcount(made & _ANCHOR_BITS))
-    total += weights[F_TRAP] * float(trap)
+    if weights[F_PIP_LEAD] != 0.0:
+        total += weights[F_PIP_LEAD] * ((opp_pips - my_pips) / 25.0)
+    if weights[F_OFF] != 0.0:
+        total += weights[F_OFF] * float(off)
+    if weights[F_SHOTS] != 0.0:
+        total += weights[F_SHOTS] * float(_shots(single, opp))
+    if weights[F_BLOTS] != 0.0:
+        total += weights[F_BLOTS] * float(popcount(single))
+    if weights[F_MADE] != 0.0:
+        total += weights[F_MADE] * float(popcount(made))
+    if weights[F_HOME_MADE] != 0.0:
+        total += weights[F_HOME_MADE] * float(popcount(made & _HOME_BITS))
+    if weights[F_PRIME] != 0.0:
+        total += weights[F_PRIME] * float(_prime(made))
+    if weights[F_OPP_BAR] != 0.0:
+        total += weights[F_OPP_BAR] * float(opp_bar)
+    if weights[F_STACKED] != 0.0:
+        total += weights[F_STACKED] * float(stacked)
+    if weights[F_HOME] != 0.0:
+        total += weights[F_HOME] * float(home)
+    if weights[F_OUTSIDE_BOARD] != 0.0:
+        total += weights[F_OUTSIDE_BOARD] * float(outside)
+    if weights[F_ANCHORS] != 0.0:
+        total += weights[F_ANCHORS] * float(popcount(made & _ANCHOR_BITS))
+    if weights[F_TRAP] != 0.0:
+        total += weights[F_TRAP] * float(_trap(made, opp))
     return total
+
+
+@njit(cache=True, inline="always")
+def summary_score(s, weights, scratch):
+    """``tuple_score`` of the summary array ``s``.  ``scratch`` is unused (kept so
+    every scorer has one signature)."""
+    return tuple_score(summary_of(s), weights)
 
 
 @njit(cache=True)

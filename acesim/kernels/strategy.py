@@ -43,8 +43,11 @@ from acesim.kernels.evaluate import (
     S_MINE,
     S_OFF,
     SUMMARY_SIZE,
+    moved_summary,
     summarize,
+    summary_of,
     summary_score,
+    tuple_score,
     update_summary,
 )
 from acesim.kernels.layout import (
@@ -162,6 +165,13 @@ def _take_row(boards, sums, lv, b, parent, parent_sum):
 
 
 @njit(cache=True, inline="always")
+def _row_summary(sums, lv, b):
+    """The summary of row ``b`` of beam ``lv``, as a tuple."""
+    return (sums[lv, b, 0], sums[lv, b, 1], sums[lv, b, 2], sums[lv, b, 3], sums[lv, b, 4], sums[lv, b, 5],
+            sums[lv, b, 6], sums[lv, b, 7], sums[lv, b, 8], sums[lv, b, 9])
+
+
+@njit(cache=True, inline="always")
 def _copy_board(dst, src):
     """``dst[:] = src``, as a loop: a slice assignment checks for overlap and keeps
     a copying path that needs the runtime, which the searches compile without."""
@@ -205,7 +215,7 @@ def _keep(child, child_sum, s, boards, scores, sums, lv, kept, width):
         boards[lv, pos, i] = child[i]
     scores[lv, pos] = s
     for i in range(SUMMARY_SIZE):
-        sums[lv, pos, i] = child_sum[i]
+        sums[lv, pos, i] = child_sum[i]  # a tuple: indexed in a loop LLVM unrolls
     return (kept if dropped else kept + 1), dropped
 
 
@@ -265,38 +275,35 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
     The mover's occupied points, which ``legal_moves`` needs, are the
     summary's ``S_MINE`` mask.
 
-    It takes only the arrays it uses (rows 0..2 of ``sums`` hold the root's,
-    the first move's and the leaf's summaries), not the strategy scratch: every
+    It takes only the arrays it uses (row 0 of ``sums`` takes the root's
+    summary; the moves' summaries are tuples), not the strategy scratch: every
     array a call takes costs atomic reference counting, and the scratch holds
     over two dozen, more than the search of a typical roll costs.
     """
     hi = max(die_a, die_b)
     lo = min(die_a, die_b)
     open_bits = open_mask(board)
-    root_sum = sums[0]
-    first_sum = sums[1]
-    leaf_sum = sums[2]
     pairs[:] = 0
-    summarize(board, root_sum)
-    occupied = root_sum[S_MINE]
+    summarize(board, sums[0])
+    root = summary_of(sums[0])
+    occupied = root[S_MINE]
     best_score = -np.inf
     best_d1, best_src1, best_dst1, best_src2, best_dst2 = 0, 0, 0, 0, 0
     # higher die first: every play, each pair of moves noted
     m1 = legal_moves(board, rules, hi, False, open_bits, occupied, first_moves)
     for i in range(m1):
         src1, dst1 = first_moves[i, 0], first_moves[i, 1]
-        update_summary(root_sum, board, src1, dst1, first_sum)
-        if first_sum[S_OFF] == N_CHECKERS:
+        first = moved_summary(root, board, src1, dst1)
+        if first[S_OFF] == N_CHECKERS:
             continue  # won with one die: a leaf one die deep
         _copy_board(child, board)
         apply_move(child, src1, dst1)
-        m2 = legal_moves(child, rules, lo, False, open_bits, first_sum[S_MINE], second_moves)
+        m2 = legal_moves(child, rules, lo, False, open_bits, first[S_MINE], second_moves)
         seen = 0
         for j in range(m2):
             src2, dst2 = second_moves[j, 0], second_moves[j, 1]
             seen |= np.int64(1) << src2
-            update_summary(first_sum, child, src2, dst2, leaf_sum)
-            s = summary_score(leaf_sum, weights, weights)
+            s = tuple_score(moved_summary(first, child, src2, dst2), weights)
             if s > best_score:
                 best_score = s
                 best_d1, best_src1, best_dst1, best_src2, best_dst2 = hi, src1, dst1, src2, dst2
@@ -305,18 +312,17 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
     m1 = legal_moves(board, rules, lo, False, open_bits, occupied, first_moves)
     for i in range(m1):
         src1, dst1 = first_moves[i, 0], first_moves[i, 1]
-        update_summary(root_sum, board, src1, dst1, first_sum)
-        if first_sum[S_OFF] == N_CHECKERS:
+        first = moved_summary(root, board, src1, dst1)
+        if first[S_OFF] == N_CHECKERS:
             continue
         _copy_board(child, board)
         apply_move(child, src1, dst1)
-        m2 = legal_moves(child, rules, hi, False, open_bits, first_sum[S_MINE], second_moves)
+        m2 = legal_moves(child, rules, hi, False, open_bits, first[S_MINE], second_moves)
         for j in range(m2):
             src2, dst2 = second_moves[j, 0], second_moves[j, 1]
             if (pairs[src2] >> src1) & 1:
                 continue  # (src2 with hi, then src1 with lo) reached this position already
-            update_summary(first_sum, child, src2, dst2, leaf_sum)
-            s = summary_score(leaf_sum, weights, weights)
+            s = tuple_score(moved_summary(first, child, src2, dst2), weights)
             if s > best_score:
                 best_score = s
                 best_d1, best_src1, best_dst1, best_src2, best_dst2 = lo, src1, dst1, src2, dst2
@@ -332,14 +338,13 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
             continue
         for i in range(m1):
             src1, dst1 = first_moves[i, 0], first_moves[i, 1]
-            update_summary(root_sum, board, src1, dst1, leaf_sum)
-            s = summary_score(leaf_sum, weights, weights)
+            s = tuple_score(moved_summary(root, board, src1, dst1), weights)
             if s > best_score:
                 best_score = s
                 best_src1, best_dst1 = src1, dst1
         apply_move(result, best_src1, best_dst1)
         return 1, best_score
-    return 0, summary_score(root_sum, weights, weights)
+    return 0, tuple_score(root, weights)
 
 
 @njit(cache=True, _nrt=False)
@@ -373,12 +378,14 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
         for b in range(kept):
             if boards[cur, b, OFF] == N_CHECKERS:
                 continue
-            _take_row(boards, sums, cur, b, parent, parent_sum)
-            m = legal_moves(parent, rules, die, True, open_bits, parent_sum[S_MINE], moves)
+            for i in range(BOARD_SIZE):
+                parent[i] = boards[cur, b, i]
+            here = _row_summary(sums, cur, b)
+            m = legal_moves(parent, rules, die, True, open_bits, here[S_MINE], moves)
             for i in range(m):
                 src, dst = moves[i, 0], moves[i, 1]
-                update_summary(parent_sum, parent, src, dst, child_sum)
-                s = summary_score(child_sum, weights, weights)
+                child_summary = moved_summary(here, parent, src, dst)
+                s = tuple_score(child_summary, weights)
                 if last:
                     if best_b < 0 or s > best:
                         best, best_b, best_src, best_dst = s, b, src, dst
@@ -392,7 +399,7 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
                         continue
                 _copy_board(child, parent)
                 apply_move(child, src, dst)
-                n_next, dropped = _keep(child, child_sum, s, boards, scores, sums, nxt, n_next, width)
+                n_next, dropped = _keep(child, child_summary, s, boards, scores, sums, nxt, n_next, width)
                 pruned = pruned or dropped
         if best_b >= 0:
             for i in range(BOARD_SIZE):
