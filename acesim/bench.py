@@ -227,7 +227,7 @@ def bench_games(n_games: int, seed: int, strategies=GAME_STRATEGIES, rounds: int
     """Self-play games per second per core, per preset and strategy, and OpenSpiel's for scale.
 
     European ``random`` enumerates every play of every eight-die segment, so it
-    runs a twentieth of the games.  The cases are timed in ``rounds`` rounds,
+    runs a tenth of the games.  The cases are timed in ``rounds`` rounds,
     each round timing every case once on new games, so a slow spell of a shared
     machine spoils one round of many cases rather than every run of one case;
     a case reports its best round and its worst.
@@ -235,7 +235,7 @@ def bench_games(n_games: int, seed: int, strategies=GAME_STRATEGIES, rounds: int
     cases = []
     for name, ruleset in PRESETS.items():
         for strategy in strategies:
-            n = max(2, n_games // 20) if (name == "european" and strategy == "random") else n_games
+            n = max(2, n_games // 10) if (name == "european" and strategy == "random") else n_games
             cases.append((name, strategy, n, _games_case(ruleset, strategy, n, seed)))
     times = [[] for _ in cases]
     rolls = [0.0] * len(cases)
