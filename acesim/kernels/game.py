@@ -20,6 +20,7 @@ from acesim.kernels.layout import (
     ACEY_DEUCEY_ROLL_DIE,
     BOARD_DTYPE,
     BOARD_SIZE,
+    DOUBLES_FOUR_PLUS_COMPLEMENT,
     HOME_TOP,
     N_CHECKERS,
     OFF,
@@ -30,6 +31,7 @@ from acesim.kernels.layout import (
     R_ACEY_DEUCEY,
     R_ACEY_DEUCEY_EXTRA_ROLL,
     R_BONUS_NEEDS_FULL_USE,
+    R_DOUBLES,
     R_DOUBLES_EXTRA_ROLL,
     R_OPENING,
     R_SCORING,
@@ -37,18 +39,19 @@ from acesim.kernels.layout import (
     SCORING_GAMMONS,
     SCORING_PER_CHECKER,
 )
+from acesim.kernels.plays import segment_of
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
 from acesim.kernels.strategy import (
     LEARNED,
-    SEGMENT_EXHAUSTIVE,
-    SEGMENT_GROW_UNIFORM,
+    RANDOM,
     choose_and_play_double,
     exhaustive_play,
     play_segment,
     quick_segment,
     search_arrays,
 )
-from acesim.kernels.uniform import grown_uniform_scratch
+from acesim.kernels.uniform import FULL as UNIFORM_FULL
+from acesim.kernels.uniform import grown_uniform_scratch, uniform_play
 
 # Games share a block key in groups of this size (see acesim.streams).
 GAMES_PER_BLOCK = 256
@@ -176,6 +179,7 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
     full_use = rules[R_BONUS_NEEDS_FULL_USE] != 0
     stakes = rules[R_STAKES_DOUBLE_ON_1_2] != 0
     acey_deucey = rules[R_ACEY_DEUCEY]
+    four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
     total_turns = 0
     traced = 0
     # the searches' arrays, taken out of the scratch once (see strategy.search_arrays)
@@ -218,21 +222,25 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                 if stakes:
                     record[STAKES_DOUBLINGS] += 1
             before[:] = board
-            if kind == LEARNED:
+            if kind == RANDOM:
+                # straight to the uniform search: quick_segment's two dozen array
+                # arguments cost more than a tenth of a random backgammon roll
+                n = segment_of(die_a, die_b, four_plus, segment)
+                while True:
+                    status, used = uniform_play(board, rules, segment, n, choices, uniform)
+                    if status != UNIFORM_FULL:
+                        break
+                    uniform = grown_uniform_scratch(uniform)
+            elif kind == LEARNED:
                 ws, uniform, n, used = play_segment(
                     board, rules, die_a, die_b, False, kind, width, w, choices, ws, uniform, out, sc
                 )
             else:
-                while True:
-                    n, used, status = quick_segment(
-                        board, rules, die_a, die_b, kind, width, w, choices, uniform, segment, play, node_sums,
-                        child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum,
-                        child_sum,
-                    )
-                    if status != SEGMENT_GROW_UNIFORM:
-                        break
-                    uniform = grown_uniform_scratch(uniform)
-                if status == SEGMENT_EXHAUSTIVE:
+                n, used, found = quick_segment(
+                    board, rules, die_a, die_b, width, w, segment, play, node_sums, child, moves, moves_after, pairs,
+                    beam, beam_scores, beam_sums, parent, parent_sum, child_sum,
+                )
+                if not found:
                     ws, used, _ = exhaustive_play(board, rules, segment, n, ws, out, w, sc, play)
                     board[:] = play
             _count_segment(board, before, n, used, record, side, turn_number)

@@ -551,33 +551,21 @@ def linear_search(board, rules, segment, n, width, weights, node_sums, child, mo
     return 0, 0.0, False
 
 
-SEGMENT_DONE = 0
-SEGMENT_GROW_UNIFORM = 1  # the random strategy's scratch is full: grow it and call again
-SEGMENT_EXHAUSTIVE = 2  # search this segment with ``exhaustive_play``
-
-
 @njit(cache=True, _nrt=False)
-def quick_segment(board, rules, die_a, die_b, kind, width, weights, choices, uniform, segment, play, node_sums,
-                  child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum, child_sum):
-    """``play_segment`` of a ``RANDOM`` or ``LINEAR`` strategy, in place, for the game loop.
+def quick_segment(board, rules, die_a, die_b, width, weights, segment, play, node_sums, child, moves, moves_after,
+                  pairs, beam, beam_scores, beam_sums, parent, parent_sum, child_sum):
+    """``play_segment`` of a ``LINEAR`` strategy, in place, for the game loop.
 
-    Returns ``(dice in the segment, dice used, status)``.  A status other than
-    ``SEGMENT_DONE`` leaves the board as it was: the caller grows the random
-    strategy's scratch and calls again, or searches exhaustively (into
-    ``play``), since both need memory this function cannot manage.
+    Returns ``(dice in the segment, dice used, found)``.  When ``found`` is
+    False the board is as it was and the segment needs ``exhaustive_play``
+    (into ``play``), which takes the workspace this function cannot grow.
     """
     n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, segment)
-    if kind == RANDOM:
-        status, used = uniform_play(board, rules, segment, n, choices, uniform)
-        if status == UNIFORM_FULL:
-            return n, 0, SEGMENT_GROW_UNIFORM
-        return n, used, SEGMENT_DONE
     used, _, found = linear_search(board, rules, segment, n, width, weights, node_sums, child, moves, moves_after,
                                    pairs, beam, beam_scores, beam_sums, parent, parent_sum, child_sum, play)
-    if not found:
-        return n, 0, SEGMENT_EXHAUSTIVE
-    _copy_board(board, play)
-    return n, used, SEGMENT_DONE
+    if found:
+        _copy_board(board, play)
+    return n, used, found
 
 
 @njit(cache=True, inline="always")
