@@ -165,13 +165,6 @@ def _take_row(boards, sums, lv, b, parent, parent_sum):
 
 
 @njit(cache=True, inline="always")
-def _row_summary(sums, lv, b):
-    """The summary of row ``b`` of beam ``lv``, as a tuple."""
-    return (sums[lv, b, 0], sums[lv, b, 1], sums[lv, b, 2], sums[lv, b, 3], sums[lv, b, 4], sums[lv, b, 5],
-            sums[lv, b, 6], sums[lv, b, 7], sums[lv, b, 8], sums[lv, b, 9])
-
-
-@njit(cache=True, inline="always")
 def _copy_board(dst, src):
     """``dst[:] = src``, as a loop: a slice assignment checks for overlap and keeps
     a copying path that needs the runtime, which the searches compile without."""
@@ -215,7 +208,7 @@ def _keep(child, child_sum, s, boards, scores, sums, lv, kept, width):
         boards[lv, pos, i] = child[i]
     scores[lv, pos] = s
     for i in range(SUMMARY_SIZE):
-        sums[lv, pos, i] = child_sum[i]  # a tuple: indexed in a loop LLVM unrolls
+        sums[lv, pos, i] = child_sum[i]  # an array, or a tuple (a loop LLVM unrolls)
     return (kept if dropped else kept + 1), dropped
 
 
@@ -380,7 +373,7 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
                 continue
             for i in range(BOARD_SIZE):
                 parent[i] = boards[cur, b, i]
-            here = _row_summary(sums, cur, b)
+            here = summary_of(sums[cur, b])
             m = legal_moves(parent, rules, die, True, open_bits, here[S_MINE], moves)
             for i in range(m):
                 src, dst = moves[i, 0], moves[i, 1]

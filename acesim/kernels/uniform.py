@@ -640,8 +640,9 @@ def _uniform_pick(scratch, n, repeats, choices):
     probability 1 / (its copies): each distinct play is then kept with
     probability 1 / (n + repeats) per draw, the same for all, so the pick is
     uniform over the distinct plays without deduplicating them.  Counting the
-    copies is one sequential pass, far cheaper than hashing every play, and in
-    positions from European games a draw is kept after 1.6 tries on average.
+    copies is one sequential pass, far cheaper than hashing every play.  The
+    expected number of draws is (plays found) / (distinct plays): in European
+    games 1.2 for a median eight-die segment, 1.6 weighted by size, 3.6 at most.
     After ``scratch[_TRIES]`` refused draws the plays are deduplicated and one
     is drawn among them, which keeps the cost bounded and the pick uniform.
     """
