@@ -108,16 +108,16 @@ def _new_level(ws, first, stop):
     return s << 32, np.uint64(size - 1)
 
 
-@njit(cache=True)
-def _is_new(ws, words, key, node, stamp, mask):
+@njit(cache=True, _nrt=False)
+def _is_new(slots, words, key, node, stamp, mask):
     """Insert ``key`` as node ``node`` into the current level's set; False if it is there."""
     h = key[0] * _K0 ^ key[1] * _K1 ^ key[2] * _K2 ^ key[3] * _K3
     h ^= h >> _S
     slot = np.int64(h & mask)
     while True:
-        entry = ws.slots[slot]
+        entry = slots[slot]
         if entry < stamp:
-            ws.slots[slot] = stamp | node
+            slots[slot] = stamp | node
             return True
         other = entry & 0xFFFFFFFF
         if (
@@ -136,7 +136,7 @@ def _set_byte(key, index, old, new):
     key[index >> 3] ^= np.uint64((old ^ new) & 0xFF) << np.uint64(8 * (index & 7))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _child_key(board, parent_words, src, dst, key):
     """The key of ``board`` after the move ``src -> dst``, without writing a board.
 
@@ -166,22 +166,27 @@ def _child_key(board, parent_words, src, dst, key):
         _set_byte(key, i, v, v + 1)
 
 
-@njit(cache=True)
-def _expand(ws, words, rules, node, die, doubles_segment, open_bits, end, dedupe, stamp, mask):
-    """Append every position one ``die`` away from ``node``; return the new end or FULL."""
-    board = ws.nodes[node]
+@njit(cache=True, _nrt=False)
+def _expand(nodes, words, occupied_masks, parent, srcs, dsts, slots, moves, key, rules, node, die, doubles_segment,
+            open_bits, end, dedupe, stamp, mask):
+    """Append every position one ``die`` away from ``node``; return the new end or FULL.
+
+    It takes the workspace's arrays one by one and runs without Numba's
+    runtime: a call taking the workspace tuple reference-counts each of its
+    arrays, atomically, and this is called once per node.
+    """
+    board = nodes[node]
     if board[OFF] == N_CHECKERS:
         return end  # the game ended with the last checker off: nothing more is played
-    occupied = ws.occupied[node]
-    moves, key = ws.moves, ws.key
+    occupied = occupied_masks[node]
     n = legal_moves(board, rules, die, doubles_segment, open_bits, occupied, moves)
-    cap = ws.nodes.shape[0]
+    cap = nodes.shape[0]
     for i in range(n):
         src, dst = moves[i, 0], moves[i, 1]
         if end >= cap:
             return FULL
         _child_key(board, words[node], src, dst, key)
-        if dedupe and not _is_new(ws, words, key, end, stamp, mask):
+        if dedupe and not _is_new(slots, words, key, end, stamp, mask):
             continue
         words[end, 0], words[end, 1], words[end, 2], words[end, 3] = key[0], key[1], key[2], key[3]
         child_occupied = occupied
@@ -189,10 +194,10 @@ def _expand(ws, words, rules, node, die, doubles_segment, open_bits, end, dedupe
             child_occupied &= ~(1 << src)
         if dst != TO_OFF:
             child_occupied |= 1 << dst
-        ws.occupied[end] = child_occupied
-        ws.parent[end] = node
-        ws.src[end] = src
-        ws.dst[end] = dst
+        occupied_masks[end] = child_occupied
+        parent[end] = node
+        srcs[end] = src
+        dsts[end] = dst
         end += 1
     return end
 
@@ -200,8 +205,12 @@ def _expand(ws, words, rules, node, die, doubles_segment, open_bits, end, dedupe
 @njit(cache=True)
 def _expand_level(ws, words, rules, first, stop, die, doubles_segment, open_bits, end, dedupe):
     stamp, mask = _new_level(ws, first, stop)
+    nodes, occupied, parent, src, dst, slots, moves, key = (
+        ws.nodes, ws.occupied, ws.parent, ws.src, ws.dst, ws.slots, ws.moves, ws.key
+    )
     for node in range(first, stop):
-        end = _expand(ws, words, rules, node, die, doubles_segment, open_bits, end, dedupe, stamp, mask)
+        end = _expand(nodes, words, occupied, parent, src, dst, slots, moves, key, rules, node, die,
+                      doubles_segment, open_bits, end, dedupe, stamp, mask)
         if end == FULL:
             return FULL
     return end
@@ -239,7 +248,8 @@ def enumerate_plays(board, rules, segment, n_dice, ws, out):
         end = b_end
         for node in range(1, b_end):
             die = lo if node < a_end else hi
-            end = _expand(ws, words, rules, node, die, False, open_bits, end, True, stamp, mask)
+            end = _expand(ws.nodes, words, ws.occupied, ws.parent, ws.src, ws.dst, ws.slots, ws.moves, ws.key, rules,
+                          node, die, False, open_bits, end, True, stamp, mask)
             if end == FULL:
                 return FULL
         if end > b_end:
