@@ -30,7 +30,7 @@ from numba import njit
 
 from acesim.kernels import layout as L
 from acesim.kernels.board import legal_moves, occupied_mask, open_mask
-from acesim.kernels.rng import below, seed_game_streams
+from acesim.kernels.rng import seed_game_streams
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, new_workspace, segment_of
 from acesim.kernels.uniform import (
     _STAMP,
