@@ -184,7 +184,7 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
     traced = 0
     # the searches' arrays, taken out of the scratch once (see strategy.search_arrays)
     segment, play = sc.segment, sc.play
-    node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum, child_sum = (
+    node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum = (
         search_arrays(sc)
     )
     while True:
@@ -238,7 +238,7 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
             else:
                 n, used, found = quick_segment(
                     board, rules, die_a, die_b, width, w, segment, play, node_sums, child, moves, moves_after, pairs,
-                    beam, beam_scores, beam_sums, parent, parent_sum, child_sum,
+                    beam, beam_scores, beam_sums, parent, parent_sum,
                 )
                 if not found:
                     ws, used, _ = exhaustive_play(board, rules, segment, n, ws, out, w, sc, play)

@@ -341,8 +341,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
 
 
 @njit(cache=True, _nrt=False)
-def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent, parent_sum, child, child_sum,
-          moves, result):
+def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent, parent_sum, child, moves, result):
     """The best play of a doubles segment by beam search; see the module docstring.
 
     Returns ``(used, score, found)``; ``found`` is False when the beam stopped
@@ -371,8 +370,7 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
         for b in range(kept):
             if boards[cur, b, OFF] == N_CHECKERS:
                 continue
-            for i in range(BOARD_SIZE):
-                parent[i] = boards[cur, b, i]
+            _copy_board(parent, boards[cur, b])
             here = summary_of(sums[cur, b])
             m = legal_moves(parent, rules, die, True, open_bits, here[S_MINE], moves)
             for i in range(m):
@@ -523,12 +521,12 @@ def rolls_again(rules, die_a, die_b, bonus):
 def search_arrays(sc):
     """The arrays ``linear_search`` and ``quick_segment`` take, in their order."""
     return (sc.node_sums, sc.child, sc.moves, sc.moves_after, sc.pairs, sc.beam, sc.beam_scores, sc.beam_sums,
-            sc.parent, sc.parent_sum, sc.child_sum)
+            sc.parent, sc.parent_sum)
 
 
 @njit(cache=True, _nrt=False)
 def linear_search(board, rules, segment, n, width, weights, node_sums, child, moves, moves_after, pairs, beam,
-                  beam_scores, beam_sums, parent, parent_sum, child_sum, result):
+                  beam_scores, beam_sums, parent, parent_sum, result):
     """The ``LINEAR`` play of ``segment[:n]`` into ``result`` without the workspace.
 
     Returns ``(used, score, found)``; when ``found`` is False the segment
@@ -540,13 +538,13 @@ def linear_search(board, rules, segment, n, width, weights, node_sums, child, mo
         return used, score, True
     if n > 2 and width > 0:
         return _beam(board, rules, segment, n, width, weights, beam, beam_scores, beam_sums, parent, parent_sum,
-                     child, child_sum, moves, result)
+                     child, moves, result)
     return 0, 0.0, False
 
 
 @njit(cache=True, _nrt=False)
 def quick_segment(board, rules, die_a, die_b, width, weights, segment, play, node_sums, child, moves, moves_after,
-                  pairs, beam, beam_scores, beam_sums, parent, parent_sum, child_sum):
+                  pairs, beam, beam_scores, beam_sums, parent, parent_sum):
     """``play_segment`` of a ``LINEAR`` strategy, in place, for the game loop.
 
     Returns ``(dice in the segment, dice used, found)``.  When ``found`` is
@@ -555,7 +553,7 @@ def quick_segment(board, rules, die_a, die_b, width, weights, segment, play, nod
     """
     n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, segment)
     used, _, found = linear_search(board, rules, segment, n, width, weights, node_sums, child, moves, moves_after,
-                                   pairs, beam, beam_scores, beam_sums, parent, parent_sum, child_sum, play)
+                                   pairs, beam, beam_scores, beam_sums, parent, parent_sum, play)
     if found:
         _copy_board(board, play)
     return n, used, found
@@ -564,12 +562,12 @@ def quick_segment(board, rules, die_a, die_b, width, weights, segment, play, nod
 @njit(cache=True, inline="always")
 def _linear_play(board, rules, segment, n, width, ws, out, weights, sc, result):
     """``best_play``, inlined into ``play_segment`` and the ranking of the doubles."""
-    node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum, child_sum = (
+    node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum = (
         search_arrays(sc)
     )
     used, score, found = linear_search(board, rules, segment, n, width, weights, node_sums, child, moves,
                                        moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum,
-                                       child_sum, result)
+                                       result)
     if found:
         return ws, used, score
     return exhaustive_play(board, rules, segment, n, ws, out, weights, sc, result)
@@ -661,7 +659,7 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
     best_d, best_n, best_used = 1, 0, 0
     best_score = -np.inf
     segment, play = sc.segment, sc.play
-    node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum, child_sum = (
+    node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum = (
         search_arrays(sc)
     )
     for d in range(1, 7):
@@ -669,7 +667,7 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
         if kind == LINEAR:
             used, s, found = linear_search(board, rules, segment, n, width, weights, node_sums, child, moves,
                                            moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum,
-                                           child_sum, play)
+                                           play)
             if not found:
                 ws, used, s = exhaustive_play(board, rules, segment, n, ws, out, weights, sc, play)
         else:
