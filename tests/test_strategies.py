@@ -145,6 +145,7 @@ def test_two_dice_search_scores_every_play(mix):
     out = np.zeros(3, dtype=np.int64)
     segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
     result = np.zeros(L.BOARD_SIZE, dtype=L.BOARD_DTYPE)
+    features = np.zeros(E.N_FEATURES)
     for board in boards:
         for a, b in NON_DOUBLES:
             n = segment_of(a, b, False, segment)
@@ -152,7 +153,7 @@ def test_two_dice_search_scores_every_play(mix):
             while enumerate_plays(board, ra, segment, n, ws, out) == FULL:
                 ws = grown_workspace(ws)
             legal = {ws.nodes[i].tobytes() for i in range(out[0], out[1])}
-            scores = [E.score(ws.nodes[i], weights, sc.feat) for i in range(out[0], out[1])]
+            scores = [E.score(ws.nodes[i], weights, features) for i in range(out[0], out[1])]
             _, used, score = best_play(board, ra, segment, n, 0, ws, out, weights, sc, result)
             assert result.tobytes() in legal, (Position.from_board(board), (a, b))
             assert used == out[2]

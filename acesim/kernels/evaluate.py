@@ -256,11 +256,10 @@ def tuple_score(t, weights):
     The same sum, term by term in ``FEATURES`` order, as over
     ``summary_features``, but only the terms whose weight is not zero: a
     skipped term adds a zero, which changes no sum but the sign of a zero
-    total, and no comparison sees that.  A single-character strategy weighs
-    four or five of the thirteen features, and each term is a dependent
-    floating-point add of a chain the searches pay for every candidate.
-    Inlined, because the searches call it once per candidate and a call
-    taking arrays costs reference counting.
+    total, and no comparison sees that.  What the skip saves is the features
+    that take a loop (shots, prime, trap); LLVM turns the cheap terms into
+    selects and computes them anyway.  Inlined, because the searches call it
+    once per candidate and a call taking arrays costs reference counting.
     """
     my_pips, opp_pips, mine, single, opp, stacked, home, off, outside, opp_bar = t
     if off == N_CHECKERS:
@@ -297,9 +296,8 @@ def tuple_score(t, weights):
 
 
 @njit(cache=True, inline="always")
-def summary_score(s, weights, scratch):
-    """``tuple_score`` of the summary array ``s``.  ``scratch`` is unused (kept so
-    every scorer has one signature)."""
+def summary_score(s, weights):
+    """``tuple_score`` of the summary array ``s``."""
     return tuple_score(summary_of(s), weights)
 
 

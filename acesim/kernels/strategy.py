@@ -39,7 +39,6 @@ from numba import njit
 from acesim.kernels import board as _board
 from acesim.kernels.board import open_mask
 from acesim.kernels.evaluate import (
-    N_FEATURES,
     S_MINE,
     S_OFF,
     SUMMARY_SIZE,
@@ -90,8 +89,7 @@ N_SOURCES = FROM_WAITING + 1  # a move's source: points 1..24, FROM_BAR, FROM_WA
 # Scratch of the strategies: two beams (current and next, the first index) of
 # boards, their scores and summaries (evaluate.summarize), the parent being
 # expanded and its summary, the child being scored and its summary, the
-# summaries of an exhaustive search's nodes, the chosen play, the feature
-# vector, single moves (of a node and of its child), the segment's dice, the
+# summaries of an exhaustive search's nodes, the chosen play, single moves (of a node and of its child), the segment's dice, the
 # move pairs a two-dice search has seen (``_two_dice``), the best play of the
 # double chosen after a 1-2 (``choose_and_play_double``), and the network's
 # active inputs, activations and back-propagated errors (``kernels.net``).
@@ -107,7 +105,6 @@ Scratch = namedtuple(
         "child_sum",
         "node_sums",
         "play",
-        "feat",
         "moves",
         "moves_after",
         "segment",
@@ -131,7 +128,6 @@ def new_scratch(width):
         np.zeros(SUMMARY_SIZE, dtype=np.int64),
         np.zeros((SUMMED_NODES, SUMMARY_SIZE), dtype=np.int64),
         np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE),
-        np.zeros(N_FEATURES, dtype=np.float64),
         np.zeros((N_POINTS + 2, 2), dtype=np.int64),
         np.zeros((N_POINTS + 2, 2), dtype=np.int64),
         np.zeros(MAX_SEGMENT, dtype=np.int64),
@@ -232,14 +228,14 @@ def exhaustive_play(board, rules, segment, n, ws, out, weights, sc, result):
             parent = ws.parent[node]
             update_summary(sums[parent], ws.nodes[parent], ws.src[node], ws.dst[node], sums[node])
         for node in range(first, stop):
-            s = summary_score(sums[node], weights, sc.feat)
+            s = summary_score(sums[node], weights)
             if s > best_score:
                 best_score = s
                 best = node
     else:
         for node in range(first, stop):
             summarize(ws.nodes[node], sc.child_sum)
-            s = summary_score(sc.child_sum, weights, sc.feat)
+            s = summary_score(sc.child_sum, weights)
             if s > best_score:
                 best_score = s
                 best = node
@@ -354,7 +350,7 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
         boards[0, 0, i] = board[i]
     for i in range(SUMMARY_SIZE):
         sums[0, 0, i] = parent_sum[i]
-    scores[0, 0] = summary_score(parent_sum, weights, weights)
+    scores[0, 0] = summary_score(parent_sum, weights)
     cur = 0
     kept = 1
     used = 0
