@@ -14,6 +14,7 @@ import html
 import json
 import math
 import os
+import re
 import shutil
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
@@ -22,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
+from markdown_it import MarkdownIt
 
 from acesim import __version__
 from acesim.analysis import bonus as B
@@ -33,7 +35,7 @@ from acesim.errors import AcesimError
 from acesim.games import play_games
 from acesim.ladder import ladder, ladder_table
 from acesim.rules import RULES_VERSION, Ruleset
-from acesim.stats import wilson
+from acesim.stats import Z95, wilson
 from acesim.strategies import load_strategy
 
 REPORT_MARK = "report.json"  # marks a folder as an acesim report (for --force)
@@ -413,7 +415,7 @@ def _text(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFr
         f"{', '.join(plan.ladder_strategies)}.",
         "",
         "Every figure carries its sample size and a 95% interval: Wilson for proportions, "
-        "mean ± 1.96 sd/√n for means, paired per-game differences for rule-set differences, "
+        f"mean ± {Z95:.2f} sd/√n for means, paired per-game differences for rule-set differences, "
         "bootstrap over games for model effects and Elo ratings.",
         "",
         "## Rule sets",
@@ -466,50 +468,25 @@ FIGURE_CAPTIONS = {
 
 
 def _markdown_to_html(lines: list[str], images: dict[str, bytes]) -> str:
-    """A small Markdown subset (headings, tables, bullets, images, paragraphs) to HTML."""
-    out, table = [], []
+    """The report's Markdown as one self-contained HTML page, its charts embedded as data URIs."""
+    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
 
-    def cell(text: str) -> str:
-        text = html.escape(text)
-        parts = text.split("`")
-        return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)).replace(
-            "**", "")
+    def image(renderer, tokens, index, options, env):
+        token = tokens[index]
+        key = Path(str(token.attrGet("src"))).stem
+        alt = html.escape(token.content)
+        data = base64.b64encode(images[key]).decode("ascii")
+        return (f'<figure><img alt="{alt}" src="data:image/png;base64,{data}">'
+                f"<figcaption>{alt}</figcaption></figure>")
 
-    def flush_table():
-        if not table:
-            return
-        rows = [r.strip("|").split("|") for r in table if not set(r.replace("|", "").strip()) <= {"-"}]
-        out.append("<table>")
-        for i, r in enumerate(rows):
-            tag = "th" if i == 0 else "td"
-            out.append("<tr>" + "".join(f"<{tag}>{cell(c.strip())}</{tag}>" for c in r) + "</tr>")
-        out.append("</table>")
-        table.clear()
-
-    for line in lines:
-        if line.startswith("|"):
-            table.append(line)
-            continue
-        flush_table()
-        if line.startswith("!["):
-            alt = line[2 : line.index("]")]
-            key = Path(line[line.index("(") + 1 : -1]).stem
-            data = base64.b64encode(images[key]).decode("ascii")
-            out.append(f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
-                       f"<figcaption>{html.escape(alt)}</figcaption></figure>")
-        elif line.startswith("#"):
-            level = len(line) - len(line.lstrip("#"))
-            out.append(f"<h{level}>{cell(line[level:].strip())}</h{level}>")
-        elif line.startswith("* "):
-            out.append(f"<ul><li>{cell(line[2:])}</li></ul>")
-        elif line.strip():
-            out.append(f"<p>{cell(line)}</p>")
-    flush_table()
+    parser.add_render_rule("image", image)
+    # an image alone on its line is a figure, not a paragraph holding one
+    body = re.sub(r"<p>(<figure>.*?</figure>)</p>", r"\1", parser.render("\n".join(lines) + "\n"), flags=re.S)
     style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;line-height:1.4}"
              "table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;"
              "padding:3px 6px}img{max-width:100%}figure{margin:1em 0}")
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>acesim report</title>"
-            f"<style>{style}</style></head><body>\n" + "\n".join(out) + "\n</body></html>\n")
+            f"<style>{style}</style></head><body>\n" + body + "</body></html>\n")
 
 
 def check_output(out: Path, force: bool) -> None:
