@@ -22,6 +22,8 @@ from rich.console import Console
 from rich.table import Table
 
 from acesim.errors import AcesimError
+from acesim.inputs import read_text
+from acesim.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED, MAX_TURN_CAP
 
 app = typer.Typer(
     help="Monte Carlo statistics for Acey-Deucey and its house rules.",
@@ -232,12 +234,7 @@ def _run_batch(batch: Path, out: Optional[Path]) -> int:
     if str(batch) == "-":
         lines = sys.stdin.read().splitlines()
     else:
-        try:
-            lines = batch.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise AcesimError(f"cannot read batch file {batch}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise AcesimError(f"batch file {batch} is not UTF-8 text") from None
+        lines = read_text(batch, "batch file").splitlines()
     answers = list(answer_batch(lines))
     failed = sum(1 for a in answers if "error" in a)
     text = "".join(json.dumps(a) + "\n" for a in answers)
@@ -250,7 +247,9 @@ def _run_batch(batch: Path, out: Optional[Path]) -> int:
 
 # --- games ------------------------------------------------------------------------
 
-SeedOption = Annotated[int, typer.Option("--seed", help="Root seed; the same seed gives the same records.")]
+SeedOption = Annotated[
+    int, typer.Option("--seed", min=0, max=MAX_SEED, help="Root seed; the same seed gives the same records.")
+]
 WorkersOption = Annotated[
     Optional[int], typer.Option("--workers", "-w", help="Worker processes (default: every core).")
 ]
@@ -363,21 +362,26 @@ def simulate(
         Optional[str], typer.Option("--rules", "-r", help="Preset names or rules files, comma-separated [european].")
     ] = None,
     rule: RuleOverride = None,
-    games: Annotated[Optional[int], typer.Option("--games", "-n", help="Games per rule set [10000].")] = None,
+    games: Annotated[
+        Optional[int], typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="Games per rule set [10000].")
+    ] = None,
     strategy: Annotated[Optional[str], typer.Option("--strategy", help="Seat A's strategy [expert].")] = None,
     vs: Annotated[Optional[str], typer.Option("--vs", help="Seat B's strategy [expert].")] = None,
     strategies_file: Annotated[
         Optional[Path], typer.Option("--strategies-file", help="Weights file instead of the built-in one.")
     ] = None,
     seed: Annotated[
-        Optional[int], typer.Option("--seed", help="Root seed; the same seed gives the same records [42].")
+        Optional[int],
+        typer.Option("--seed", min=0, max=MAX_SEED, help="Root seed; the same seed gives the same records [42]."),
     ] = None,
     workers: WorkersOption = None,
     chunk_size: Annotated[
-        Optional[int], typer.Option("--chunk-size", help="Games per chunk (records do not depend on it).")
+        Optional[int],
+        typer.Option("--chunk-size", min=1, max=MAX_CHUNK_SIZE, help="Games per chunk (records do not depend on it)."),
     ] = None,
     turn_cap: Annotated[
-        Optional[int], typer.Option("--turn-cap", help="Turns after which a game ends unfinished [10000].")
+        Optional[int],
+        typer.Option("--turn-cap", min=1, max=MAX_TURN_CAP, help="Turns after which a game ends unfinished [10000]."),
     ] = None,
     out: Annotated[
         Optional[str],
@@ -411,9 +415,12 @@ def simulate(
                          chunk_size=chunk_size, turn_cap=turn_cap, strategies_file=strategies_file)
             if any(v is not None for v in given.values()):
                 asked = sim.make_plan(
-                    _rule_sets(rules, rule) if rules or rule else list(plan.rules),
-                    load_strategy(strategy, strategies_file) if strategy or strategies_file else plan.strategy_a,
-                    load_strategy(vs, strategies_file) if vs or strategies_file else plan.strategy_b,
+                    _rule_sets(rules if rules is not None else "european", rule)
+                    if rules is not None or rule else list(plan.rules),
+                    load_strategy(strategy if strategy is not None else "expert", strategies_file)
+                    if strategy is not None or strategies_file else plan.strategy_a,
+                    load_strategy(vs if vs is not None else "expert", strategies_file)
+                    if vs is not None or strategies_file else plan.strategy_b,
                     games if games is not None else plan.games,
                     seed if seed is not None else plan.seed,
                     chunk_size if chunk_size is not None else plan.chunk_size,
@@ -426,9 +433,9 @@ def simulate(
         else:
             target, shared = _out_target(out)
             plan = sim.make_plan(
-                _rule_sets(rules or "european", rule),
-                load_strategy(strategy or "expert", strategies_file),
-                load_strategy(vs or "expert", strategies_file),
+                _rule_sets(rules if rules is not None else "european", rule),
+                load_strategy(strategy if strategy is not None else "expert", strategies_file),
+                load_strategy(vs if vs is not None else "expert", strategies_file),
                 games if games is not None else 10_000,
                 seed if seed is not None else 42,
                 chunk_size,
@@ -450,7 +457,9 @@ def simulate(
 def ladder(
     rules: RulesOption = "european",
     rule: RuleOverride = None,
-    games: Annotated[int, typer.Option("--games", "-n", help="Games per pairing and seat order.")] = 1000,
+    games: Annotated[
+        int, typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="Games per pairing and seat order.")
+    ] = 1000,
     strategies: Annotated[
         Optional[str],
         typer.Option("--strategies", help="Comma-separated strategies (default: every strategy of the file)."),
@@ -475,7 +484,10 @@ def ladder(
         if len(rule_sets) != 1:
             raise AcesimError("ladder takes one rule set")
         ruleset = rule_sets[0]
-        specs = [s.strip() for s in strategies.split(",")] if strategies else strategy_names(strategies_file)
+        specs = [s.strip() for s in strategies.split(",")] if strategies is not None else strategy_names(
+            strategies_file)
+        if any(not s for s in specs):
+            raise AcesimError(f"empty strategy name in --strategies {strategies!r}")
         chosen = [load_strategy(s, strategies_file) for s in specs]
         if games <= 0:
             raise AcesimError(f"the number of games must be positive, got {games}")
@@ -517,7 +529,7 @@ def ladder(
 def train(
     rules: RulesOption = "european",
     rule: RuleOverride = None,
-    games: Annotated[int, typer.Option("--games", "-n", help="Self-play games.")] = 60_000,
+    games: Annotated[int, typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="Self-play games.")] = 60_000,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Model file to write (.npz).")] = None,
     seed: SeedOption = 1,
     hidden: Annotated[
@@ -612,21 +624,26 @@ RulesFileOption = Annotated[
     typer.Option("--rules-file", help="A .toml/.json rules file to add to --rules (repeatable)."),
 ]
 SweepOption = Annotated[
-    Optional[str],
+    Optional[list[str]],
     typer.Option("--sweep", help="knob=v1,v2,...: vary one knob over the first rule set of --rules."),
 ]
 AnalysisGames = Annotated[
-    int, typer.Option("--games", "-n", help="Games per rule set for the comparison and bonus-roll figures.")
+    int,
+    typer.Option("--games", "-n", min=1, max=MAX_GAMES,
+                 help="Games per rule set for the comparison and bonus-roll figures."),
 ]
 EquityGames = Annotated[
-    Optional[int], typer.Option("--equity-games", help="Games to fit the equity model on (default from --games).")
+    Optional[int],
+    typer.Option("--equity-games", min=1, max=MAX_GAMES, help="Games to fit the equity model on (default from --games)."),
 ]
 LuckGames = Annotated[
-    Optional[int], typer.Option("--luck-games", help="Games whose every roll is valued (default from --games).")
+    Optional[int],
+    typer.Option("--luck-games", min=1, max=MAX_GAMES, help="Games whose every roll is valued (default from --games)."),
 ]
 LadderGames = Annotated[
     Optional[int],
-    typer.Option("--ladder-games", help="Games per pairing and seat order in the skill ladder (default from --games)."),
+    typer.Option("--ladder-games", min=1, max=MAX_GAMES,
+                 help="Games per pairing and seat order in the skill ladder (default from --games)."),
 ]
 
 
@@ -740,10 +757,12 @@ def _analysis_options(parts: tuple[str, ...], name: str, doc: str, out_required:
                                                "model and the shipped network), logistic, or learned:PATH.")
         ] = "auto",
     ) -> None:
-        if out_required and out is None:
-            with one_line_errors():
+        with one_line_errors():
+            if out_required and out is None:
                 raise AcesimError("report needs --out FOLDER")
-        _analysis(name, parts, rules, rules_file, rule, sweep, games, strategy, equity_games, luck_games,
+            if sweep is not None and len(sweep) > 1:
+                raise AcesimError(f"--sweep is given {len(sweep)} times; a run sweeps one knob (knob=v1,v2,...)")
+        _analysis(name, parts, rules, rules_file, rule, sweep[0] if sweep else None, games, strategy, equity_games, luck_games,
                   ladder_games, seed, workers, out, force, scheduler, equity)
 
     command.__doc__ = doc
@@ -774,9 +793,9 @@ _analysis_options(
 
 @bench_app.command("moves")
 def bench_moves(
-    positions: Annotated[int, typer.Option(help="Positions per preset, from random games.")] = 20000,
-    openspiel_positions: Annotated[int, typer.Option(help="OpenSpiel backgammon positions.")] = 5000,
-    seed: Annotated[int, typer.Option(help="Root seed of the random games.")] = 2026,
+    positions: Annotated[int, typer.Option(min=1, max=10**8, help="Positions per preset, from random games.")] = 20000,
+    openspiel_positions: Annotated[int, typer.Option(min=1, max=10**8, help="OpenSpiel backgammon positions.")] = 5000,
+    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Root seed of the random games.")] = 2026,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
 ) -> None:
     """Legal-play generation speed per preset, and OpenSpiel's legal_actions() for scale."""
@@ -789,8 +808,10 @@ def bench_moves(
 
 @bench_app.command("games")
 def bench_games(
-    games: Annotated[int, typer.Option(help="Games per preset and strategy (European random: a twentieth).")] = 2000,
-    seed: Annotated[int, typer.Option(help="Root seed.")] = 2026,
+    games: Annotated[
+        int, typer.Option(min=1, max=MAX_GAMES, help="Games per preset and strategy (European random: a twentieth).")
+    ] = 2000,
+    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Root seed.")] = 2026,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
 ) -> None:
     """Whole self-play games per second per core, per preset and strategy, and OpenSpiel's."""
@@ -807,9 +828,9 @@ def bench_games(
 def bench_simulate(
     rules: RulesOption = "european",
     strategy: Annotated[str, typer.Option(help="Strategy of both seats.")] = "expert",
-    games: Annotated[int, typer.Option(help="Games to play.")] = 100_000,
+    games: Annotated[int, typer.Option(min=1, max=MAX_GAMES, help="Games to play.")] = 100_000,
     workers: WorkersOption = None,
-    seed: Annotated[int, typer.Option(help="Root seed.")] = 2026,
+    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Root seed.")] = 2026,
 ) -> None:
     """A full simulate run into a temporary folder: wall time, games/s, peak memory."""
     from acesim import simulate as sim
@@ -826,9 +847,9 @@ def bench_simulate(
 def bench_cluster(
     rules: RulesOption = "backgammon",
     strategy: Annotated[str, typer.Option(help="Strategy of both seats.")] = "expert",
-    games: Annotated[int, typer.Option(help="Games to play.")] = 40_000,
+    games: Annotated[int, typer.Option(min=1, max=MAX_GAMES, help="Games to play.")] = 40_000,
     workers: Annotated[int, typer.Option(help="Local processes and Dask workers.")] = 2,
-    seed: Annotated[int, typer.Option(help="Root seed.")] = 2026,
+    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Root seed.")] = 2026,
 ) -> None:
     """The same run locally and on a Dask LocalCluster: games/s and the overhead per chunk."""
     from acesim.bench import bench_cluster as run

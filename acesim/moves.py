@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -89,14 +90,17 @@ _TO: dict[int, Square] = {p: p for p in range(1, L.N_POINTS + 1)}
 _TO[L.TO_OFF] = "off"
 
 
+_DICE = re.compile(r"([0-9]{1,3})\s*[-,]\s*([0-9]{1,3})", re.ASCII)
+
+
 def parse_dice(value: Any) -> tuple[int, int]:
     """``"6-3"``, ``[6, 3]`` or ``(6, 3)`` -> ``(6, 3)``, each die 1..6."""
     if isinstance(value, str):
-        parts = value.replace(",", "-").split("-")
-        try:
-            dice = [int(p) for p in parts]
-        except ValueError:
-            raise AcesimError(f"dice {value!r} must look like 6-3") from None
+        # ASCII digits only: int() would also take "+6" and fullwidth digits
+        match = _DICE.fullmatch(value.strip())
+        if match is None:
+            raise AcesimError(f"dice {value!r} must look like 6-3")
+        dice = [int(match[1]), int(match[2])]
     elif isinstance(value, (list, tuple)):
         dice = list(value)
     else:

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from acesim.errors import AcesimError
+from acesim.inputs import read_text
 from acesim.kernels import layout as L
 from acesim.kernels.board import INVARIANT_MESSAGES, check_invariants, pip_count
 
@@ -224,13 +225,7 @@ def parse_position(text: str, start: str = "off-board") -> Position:
         return Position.from_json_text(text)
     path = Path(text)
     if path.suffix.lower() == ".json" or (len(text) != ID_LENGTH and path.exists()):
-        try:
-            content = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise AcesimError(f"cannot read position file {text}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise AcesimError(f"position file {text} is not UTF-8 text") from None
-        return Position.from_json_text(content)
+        return Position.from_json_text(read_text(path, "position file"))
     return Position.from_id(text)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from acesim.errors import AcesimError
+from acesim.inputs import read_text
 from acesim.kernels import layout as L
 
 # Bumped whenever any rule's behaviour in the kernels changes; records carry it.
@@ -60,6 +61,11 @@ _KNOB_INDEX = {
 
 KNOBS: tuple[str, ...] = tuple(KNOB_VALUES)
 
+# A rule set's name becomes a folder name when a run has several rule sets, and
+# overrides append "+knob=value" to it: a name of its own stays well short of
+# the 255 bytes a folder name may have.
+MAX_NAME_LENGTH = 64
+
 
 def allowed_values(knob: str) -> str:
     values = KNOB_VALUES[knob]
@@ -96,6 +102,7 @@ class Ruleset:
                 raise AcesimError(
                     f"rule {knob} cannot be {value!r}; allowed: {allowed_values(knob)}"
                 )
+        _check_name(self.name)
         if self.acey_deucey == "none" and self.acey_deucey_extra_roll:
             raise AcesimError(
                 "rule acey_deucey_extra_roll=true contradicts acey_deucey=none "
@@ -128,21 +135,21 @@ class Ruleset:
         base = cls.preset(preset_name)
         overrides = {knob: _typed_value(knob, value) for knob, value in data.items()}
         ruleset = base.with_overrides(overrides)
-        if file_name is not None:
-            ruleset = dataclasses.replace(ruleset, name=str(file_name))
-        elif name is not None and overrides:
-            ruleset = dataclasses.replace(ruleset, name=name)
+        if file_name is not None and not isinstance(file_name, str):
+            raise AcesimError(f"rules 'name' must be text, got {file_name!r}")
+        own_name = file_name if file_name is not None else (name if overrides else None)
+        if own_name is not None:
+            if len(own_name) > MAX_NAME_LENGTH:
+                raise AcesimError(
+                    f"rule set name {own_name[:20]!r}... is longer than {MAX_NAME_LENGTH} characters"
+                )
+            ruleset = dataclasses.replace(ruleset, name=own_name)
         return ruleset
 
     @classmethod
     def from_file(cls, path: Path) -> Ruleset:
         """A TOML or JSON file: ``preset = "navy"`` plus knob overrides."""
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise AcesimError(f"cannot read rules file {path}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise AcesimError(f"rules file {path} is not UTF-8 text") from None
+        text = read_text(path, "rules file")
         try:
             if path.suffix.lower() == ".json":
                 data = json.loads(text)
@@ -181,6 +188,14 @@ def _check_knob(knob: str) -> None:
         raise AcesimError(f"unknown rule knob {knob!r}; knobs: {', '.join(KNOBS)}")
 
 
+def _check_name(name: str) -> None:
+    """A rule set's name is shown in tables and names a folder: printable, no path separators."""
+    if not name or not name.isprintable() or "/" in name or "\\" in name or name in (".", ".."):
+        raise AcesimError(
+            f"rule set name {name!r} must be printable text without '/' or '\\' (it names a folder)"
+        )
+
+
 def _show(value: str | bool) -> str:
     return str(value).lower() if isinstance(value, bool) else value
 
@@ -205,11 +220,9 @@ def parse_override(text: str) -> tuple[str, str | bool]:
         raise AcesimError(f"rule override {text!r} must look like knob=value")
     _check_knob(knob)
     if KNOB_VALUES[knob] is bool:
-        lowered = raw.lower()
-        if lowered in ("true", "yes", "on", "1"):
-            return knob, True
-        if lowered in ("false", "no", "off", "0"):
-            return knob, False
+        # only the two words of the rule model: "yes" or "1" could as well be a typo
+        if raw in ("true", "false"):
+            return knob, raw == "true"
         raise AcesimError(f"rule {knob} cannot be {raw!r}; allowed: true, false")
     return knob, raw
 

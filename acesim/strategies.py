@@ -12,6 +12,7 @@ by default, 4 for learned models).
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
@@ -20,10 +21,15 @@ from pathlib import Path
 import numpy as np
 
 from acesim.errors import AcesimError
+from acesim.inputs import read_text
 from acesim.kernels.evaluate import FEATURES, N_FEATURES
 from acesim.kernels.strategy import LEARNED, LINEAR, MAX_WIDTH, RANDOM
 
 RANDOM_NAME = "random"
+# Scores add weight x feature over features of at most a few hundred; beyond
+# this a weight can only be a typo, and near float's limits sums overflow to inf
+# and the searches compare NaNs.
+MAX_WEIGHT = 1e6
 LEARNED_PREFIX = "learned:"
 
 
@@ -51,15 +57,12 @@ class Strategy:
 
 
 def _read_file(path: Path | None) -> dict:
-    try:
-        if path is None:
-            text = resources.files("acesim").joinpath("strategies.toml").read_text()
-            where = "acesim/strategies.toml"
-        else:
-            text = Path(path).read_text()
-            where = str(path)
-    except OSError as error:
-        raise AcesimError(f"cannot read strategies file {path}: {error.strerror}") from None
+    if path is None:
+        text = resources.files("acesim").joinpath("strategies.toml").read_text(encoding="utf-8")
+        where = "acesim/strategies.toml"
+    else:
+        text = read_text(path, "strategies file")
+        where = str(path)
     try:
         return _validate(tomllib.loads(text), where)
     except tomllib.TOMLDecodeError as error:
@@ -92,8 +95,12 @@ def _validate(data: dict, where: str) -> dict:
                 raise AcesimError(
                     f"{where}: unknown feature {key!r} in [{name}]; features are {', '.join(FEATURES)}"
                 )
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
                 raise AcesimError(f"{where}: weight {name}.{key} must be a number, got {value!r}")
+            if not math.isfinite(value):
+                raise AcesimError(f"{where}: weight {name}.{key} must be finite, got {value!r}")
+            if abs(value) > MAX_WEIGHT:
+                raise AcesimError(f"{where}: weight {name}.{key} = {value!r} is outside -{MAX_WEIGHT:g}..{MAX_WEIGHT:g}")
             weights[FEATURES.index(key)] = float(value)
         tables[name] = (tuple(weights), str(table.get("description", "")))
     return {**widths, "strategies": tables}
@@ -107,6 +114,8 @@ def strategy_names(path: Path | None = None) -> list[str]:
 def load_strategy(spec: str, path: Path | None = None) -> Strategy:
     """The strategy a spec names; a one-line ``AcesimError`` for anything unknown."""
     spec = spec.strip()
+    if not spec:
+        raise AcesimError("empty strategy name; use random, a table of the weights file, or learned:MODEL")
     name, _, search = spec.partition("@")
     if name.startswith(LEARNED_PREFIX):
         return _learned(spec, name[len(LEARNED_PREFIX):], search)

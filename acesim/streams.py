@@ -14,8 +14,7 @@ import numpy as np
 
 from acesim.errors import AcesimError
 from acesim.kernels.game import GAMES_PER_BLOCK
-
-MAX_SEED = 2**63 - 1
+from acesim.limits import MAX_SEED
 
 
 def check_seed(seed: int) -> int:

@@ -229,7 +229,7 @@ def test_parse_sweep():
         ("doubles_extra_roll=true,,false", "must look like"),
         ("no_such_knob=1,2", "unknown rule knob"),
         ("doubles_extra_roll=true,maybe", "cannot be"),
-        ("doubles_extra_roll=true,yes", "twice"),
+        ("doubles_extra_roll=true,true", "twice"),
     ],
 )
 def test_bad_sweep_specs_raise_one_line_errors(spec, message):

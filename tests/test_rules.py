@@ -133,8 +133,11 @@ def test_missing_file():
 
 
 def test_parse_override_booleans():
-    assert parse_override("bar_first=no") == ("bar_first", False)
-    assert parse_override("bar_first=TRUE") == ("bar_first", True)
+    # the rule model's two words only: "no" or "TRUE" is refused (tests/test_faults_input.py)
+    assert parse_override("bar_first=false") == ("bar_first", False)
+    assert parse_override("bar_first=true") == ("bar_first", True)
+    with pytest.raises(AcesimError, match="allowed: true, false"):
+        parse_override("bar_first=no")
 
 
 def test_knob_values_are_in_kernel_code_order():

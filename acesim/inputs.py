@@ -1,0 +1,47 @@
+"""Reading the files a user names: rules, strategies, positions, batches.
+
+Each is read whole as UTF-8 text, and only when it is a regular file: a FIFO
+or a device would block or never end, so it is refused before it is opened.
+"""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from acesim.errors import AcesimError
+
+# No input acesim reads comes near it; a larger file is a mistake, not data.
+MAX_INPUT_BYTES = 64 * 2**20
+
+
+def read_text(path: str | Path, what: str) -> str:
+    """The text of ``path``, a ``what`` (e.g. "rules file"); a one-line ``AcesimError`` otherwise."""
+    data = read_bytes(path, what)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise AcesimError(f"{what} {path} is not UTF-8 text") from None
+
+
+def read_bytes(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes."""
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise AcesimError(f"cannot read {what} {path}: no such file") from None
+    except OSError as exc:
+        raise AcesimError(f"cannot read {what} {path}: {exc.strerror}") from None
+    if stat.S_ISDIR(mode):
+        raise AcesimError(f"{what} {path} is a folder, not a file")
+    if not stat.S_ISREG(mode):
+        raise AcesimError(f"{what} {path} is not a regular file")
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise AcesimError(f"cannot read {what} {path}: {exc.strerror}") from None
+    if len(data) > limit:
+        raise AcesimError(f"{what} {path} is larger than {limit // 2**20} MiB")
+    return data
