@@ -6,7 +6,6 @@ errors (a missing or malformed option) are one line and exit status 2.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shutil
@@ -259,12 +258,9 @@ ProgressOption = Annotated[
 
 
 def _rule_sets(spec: str, overrides: list[str] | None):
-    from acesim.rules import load_ruleset
+    from acesim.rules import load_rulesets
 
-    names = [s.strip() for s in spec.split(",")]
-    if any(not n for n in names):
-        raise AcesimError(f"empty rule set name in --rules {spec!r}")
-    return [load_ruleset(n, overrides or ()) for n in names]
+    return load_rulesets(spec, overrides or ())
 
 
 @contextmanager
@@ -647,18 +643,6 @@ LadderGames = Annotated[
 ]
 
 
-def _analysis_rule_sets(rules: str, rules_file: list[Path] | None, rule: list[str] | None, sweep: str | None):
-    from acesim.analysis.compare import parse_sweep, sweep_rulesets
-
-    rule_sets = _rule_sets(rules, rule)
-    for path in rules_file or ():
-        rule_sets += _rule_sets(str(path), rule)
-    if sweep:
-        knob, values = parse_sweep(sweep)
-        rule_sets = sweep_rulesets(rule_sets[0], knob, values)
-    return rule_sets
-
-
 def _analysis(
     name: str,
     parts: tuple[str, ...],
@@ -683,37 +667,13 @@ def _analysis(
 
     from acesim import report as R
     from acesim import simulate as sim
-    from acesim.streams import check_seed
 
     with one_line_errors():
-        rule_sets = _analysis_rule_sets(rules, rules_file, rule, sweep)
-        if games <= 0:
-            raise AcesimError(f"the number of games must be positive, got {games}")
-        check_seed(seed)
-        defaults = R.report_sizes_from_numbers(games)
+        plan = R.analysis_plan(name, parts, rules, rules_file or (), rule or (), sweep, games, strategy,
+                               equity_games, luck_games, ladder_games, seed, equity, out)
         n_workers = workers if workers is not None else sim.default_workers()
         if n_workers <= 0:
             raise AcesimError(f"the number of workers must be positive, got {n_workers}")
-        plan = R.ReportPlan(
-            rulesets=tuple(rule_sets),
-            strategy=strategy,
-            games=games,
-            equity_games=equity_games if equity_games is not None else defaults["equity_games"],
-            luck_games=luck_games if luck_games is not None else defaults["luck_games"],
-            ladder_games=ladder_games if ladder_games is not None else defaults["ladder_games"],
-            seed=seed,
-            parts=parts,
-            equity=equity,
-        )
-        command = [f"acesim {name} --rules {rules}"]
-        command += [f"--rules-file {p}" for p in rules_file or ()] + [f"--rule {r}" for r in rule or ()]
-        command += [f"--sweep {sweep}"] if sweep else []
-        command += [f"--games {plan.games}", f"--strategy {strategy}", f"--equity-games {plan.equity_games}",
-                    f"--luck-games {plan.luck_games}", f"--ladder-games {plan.ladder_games}", f"--seed {seed}"]
-        command += [f"--equity {equity}"] if equity != "auto" else []
-        command += [f"--out {out}"] if out is not None else []
-        plan = dataclasses.replace(plan, command=" ".join(command))
-        plan.check()
         if out is not None:
             R.check_output(out, force)
         done = []

@@ -18,6 +18,8 @@ import re
 import shutil
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,9 +36,10 @@ from acesim.analysis.luck import FORMULAS, luck_summary, trace_luck
 from acesim.errors import AcesimError
 from acesim.games import play_games
 from acesim.ladder import ladder, ladder_table
-from acesim.rules import RULES_VERSION, Ruleset
+from acesim.rules import RULES_VERSION, Ruleset, load_rulesets
 from acesim.stats import Z95, wilson
 from acesim.strategies import load_strategy
+from acesim.streams import check_seed
 
 REPORT_MARK = "report.json"  # marks a folder as an acesim report (for --force)
 PARTS = ("compare", "bonus", "luck")
@@ -94,6 +97,57 @@ class ReportPlan:
         if self.needs("luck") and ("random" not in self.ladder_strategies
                                    or self.strategy not in self.ladder_strategies):
             raise AcesimError("the skill ladder needs 'random' and the report's strategy")
+
+
+def analysis_plan(
+    command: str,
+    parts: tuple[str, ...],
+    rules: str,
+    rules_files: Sequence[Path] = (),
+    overrides: Sequence[str] = (),
+    sweep: str | None = None,
+    games: int = 10_000,
+    strategy: str = "expert",
+    equity_games: int | None = None,
+    luck_games: int | None = None,
+    ladder_games: int | None = None,
+    seed: int = 42,
+    equity: str = "auto",
+    out: Path | None = None,
+) -> ReportPlan:
+    """The checked plan of ``acesim COMMAND`` (compare, bonus, luck or report), with the command line
+    that reproduces it; sizes not given derive from ``games``."""
+    rulesets = load_rulesets(rules, overrides)
+    for path in rules_files:
+        rulesets += load_rulesets(str(path), overrides)
+    if sweep:
+        knob, values = C.parse_sweep(sweep)
+        rulesets = C.sweep_rulesets(rulesets[0], knob, values)
+    if games <= 0:
+        raise AcesimError(f"the number of games must be positive, got {games}")
+    check_seed(seed)
+    defaults = report_sizes_from_numbers(games)
+    plan = ReportPlan(
+        rulesets=tuple(rulesets),
+        strategy=strategy,
+        games=games,
+        equity_games=equity_games if equity_games is not None else defaults["equity_games"],
+        luck_games=luck_games if luck_games is not None else defaults["luck_games"],
+        ladder_games=ladder_games if ladder_games is not None else defaults["ladder_games"],
+        seed=seed,
+        parts=parts,
+        equity=equity,
+    )
+    line = [f"acesim {command} --rules {rules}"]
+    line += [f"--rules-file {p}" for p in rules_files] + [f"--rule {r}" for r in overrides]
+    line += [f"--sweep {sweep}"] if sweep else []
+    line += [f"--games {plan.games}", f"--strategy {strategy}", f"--equity-games {plan.equity_games}",
+             f"--luck-games {plan.luck_games}", f"--ladder-games {plan.ladder_games}", f"--seed {seed}"]
+    line += [f"--equity {equity}"] if equity != "auto" else []
+    line += [f"--out {out}"] if out is not None else []
+    plan = dataclasses.replace(plan, command=" ".join(line))
+    plan.check()
+    return plan
 
 
 @dataclass

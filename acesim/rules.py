@@ -245,6 +245,14 @@ def load_ruleset(spec: str, overrides: Sequence[str] = ()) -> Ruleset:
     return ruleset.with_overrides(dict(parse_override(o) for o in overrides))
 
 
+def load_rulesets(spec: str, overrides: Sequence[str] = ()) -> list[Ruleset]:
+    """Comma-separated presets or rules files, each with the same ``knob=value`` overrides."""
+    names = [s.strip() for s in spec.split(",")]
+    if any(not n for n in names):
+        raise AcesimError(f"empty rule set name in --rules {spec!r}")
+    return [load_ruleset(n, overrides) for n in names]
+
+
 PRESETS: dict[str, Ruleset] = {
     "european": Ruleset(
         start="off-board",
