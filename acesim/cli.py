@@ -406,26 +406,8 @@ def simulate(
             if out is not None or force:
                 raise AcesimError("--resume continues the run in its own folder; drop --out and --force")
             target, shared = resume, False
-            plan = sim.load_plan(resume)
-            given = dict(rules=rules, rule=rule, games=games, strategy=strategy, vs=vs, seed=seed,
-                         chunk_size=chunk_size, turn_cap=turn_cap, strategies_file=strategies_file)
-            if any(v is not None for v in given.values()):
-                asked = sim.make_plan(
-                    _rule_sets(rules if rules is not None else "european", rule)
-                    if rules is not None or rule else list(plan.rules),
-                    load_strategy(strategy if strategy is not None else "expert", strategies_file)
-                    if strategy is not None or strategies_file else plan.strategy_a,
-                    load_strategy(vs if vs is not None else "expert", strategies_file)
-                    if vs is not None or strategies_file else plan.strategy_b,
-                    games if games is not None else plan.games,
-                    seed if seed is not None else plan.seed,
-                    chunk_size if chunk_size is not None else plan.chunk_size,
-                    n_workers,
-                    turn_cap if turn_cap is not None else plan.turn_cap,
-                )
-                difference = sim.same_plan(plan, asked)
-                if difference:
-                    raise AcesimError(f"refusing to resume {resume}: its plan has a different {difference}")
+            plan = sim.resume_plan(resume, n_workers, rules, rule or (), strategy, vs, strategies_file, games, seed,
+                                   chunk_size, turn_cap)
         else:
             target, shared = _out_target(out)
             plan = sim.make_plan(

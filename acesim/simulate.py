@@ -28,7 +28,7 @@ import pandas as pd
 from acesim import __version__
 from acesim.errors import AcesimError
 from acesim.games import COLUMNS, DEFAULT_TURN_CAP, play_records, records_frame
-from acesim.rules import RULES_VERSION, Ruleset
+from acesim.rules import RULES_VERSION, Ruleset, load_rulesets
 from acesim.streams import check_seed
 from acesim.kernels.strategy import LEARNED
 from acesim.strategies import Strategy, load_strategy
@@ -145,6 +145,43 @@ def same_plan(old: Plan, new: Plan) -> str | None:
         if a[key] != b[key]:
             return name
     return None
+
+
+def resume_plan(
+    folder: Path,
+    workers: int,
+    rules: str | None = None,
+    overrides: Sequence[str] = (),
+    strategy: str | None = None,
+    vs: str | None = None,
+    strategies_file: Path | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    chunk_size: int | None = None,
+    turn_cap: int | None = None,
+) -> Plan:
+    """The plan of the run in ``folder``; any option also given must agree with it (else a one-line error)."""
+    plan = load_plan(folder)
+    given = (rules, strategy, vs, strategies_file, games, seed, chunk_size, turn_cap)
+    if all(v is None for v in given) and not overrides:
+        return plan
+    asked = make_plan(
+        load_rulesets(rules if rules is not None else "european", overrides)
+        if rules is not None or overrides else list(plan.rules),
+        load_strategy(strategy if strategy is not None else "expert", strategies_file)
+        if strategy is not None or strategies_file else plan.strategy_a,
+        load_strategy(vs if vs is not None else "expert", strategies_file)
+        if vs is not None or strategies_file else plan.strategy_b,
+        games if games is not None else plan.games,
+        seed if seed is not None else plan.seed,
+        chunk_size if chunk_size is not None else plan.chunk_size,
+        workers,
+        turn_cap if turn_cap is not None else plan.turn_cap,
+    )
+    difference = same_plan(plan, asked)
+    if difference:
+        raise AcesimError(f"refusing to resume {folder}: its plan has a different {difference}")
+    return plan
 
 
 def default_chunk_size(games: int, workers: int, dask: bool = False) -> int:

@@ -201,6 +201,8 @@ def test_a_repeated_sweep_is_refused_not_cut_to_the_last():
     [
         (["simulate", "--games", "99999999999999999999999"], "--games"),
         (["simulate", "--games", "0"], "--games"),
+        (["simulate", "--games", "-3"], "--games"),
+        (["simulate", "--games", "10", "--chunk-size", "0"], "--chunk-size"),
         (["simulate", "--games", "1000", "--chunk-size", "100000000000"], "--chunk-size"),
         (["simulate", "--games", "10", "--turn-cap", "1180591620717411303424"], "--turn-cap"),
         (["simulate", "--games", "10", "--seed", "-1"], "--seed"),

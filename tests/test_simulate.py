@@ -156,17 +156,15 @@ def _cli(*args):
     return runner.invoke(app, ["simulate", "--no-progress", *args])
 
 
+# Sizes and seeds out of range are typer's bounds, one-line usage errors of the
+# console script: tests/test_faults_input.py.
 @pytest.mark.parametrize(
     "args, fragment",
     [
-        (["--games", "0"], "number of games must be positive"),
-        (["--games", "-3"], "number of games must be positive"),
         (["--strategy", "wizard"], "unknown strategy 'wizard'"),
         (["--vs", "expert@beam=x"], "beam width"),
         (["--rules", "european,nonsense"], "unknown rules 'nonsense'"),
         (["--workers", "0"], "number of workers must be positive"),
-        (["--chunk-size", "0"], "chunk size must be positive"),
-        (["--seed", "-1"], "seed must be between"),
         (["--rule", "doubles=seven"], "doubles"),
     ],
 )
