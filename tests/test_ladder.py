@@ -71,7 +71,6 @@ def test_cli_ladder_markdown_and_csv(tmp_path):
         (["--rules", "european,navy"], "one rule set"),
         (["--strategies", "expert,wizard"], "unknown strategy 'wizard'"),
         (["--strategies", "expert"], "at least two"),
-        (["--games", "0"], "number of games must be positive"),
         (["--workers", "-1"], "number of workers must be positive"),
     ],
 )

@@ -377,7 +377,6 @@ def test_train_command_writes_a_model_with_its_story(tmp_path):
 @pytest.mark.parametrize(
     "args,fragment",
     [
-        (["--games", "0"], "must be positive"),
         (["--hidden", "x"], "--hidden takes one or two sizes"),
         (["--hidden", "0"], "hidden layer sizes"),
         (["--lambda", "1.5"], "lambda must be between 0 and 1"),
