@@ -29,6 +29,11 @@ does not).
 
 The random choices (which play, which double) come from the game's choice
 stream, never from its dice stream.
+
+Every search takes its first candidate as the best so far rather than
+comparing against ``-inf``: a NaN score (an infinite weight beside a zero
+feature) compares false with everything, and a search must end on a legal
+play whatever its scores.  With finite scores the pick is the same.
 """
 
 from collections import namedtuple
@@ -187,6 +192,8 @@ def _keep(child, child_sum, s, boards, scores, sums, lv, kept, width):
     pos = kept
     while pos > 0 and scores[lv, pos - 1] < s:
         pos -= 1
+    if pos == width:
+        return kept, True  # a NaN score sorts nowhere: past the end of a full list is off it
     j = pos - 1
     while j >= 0 and scores[lv, j] == s:
         if _same(boards, lv, j, child):
@@ -229,14 +236,14 @@ def exhaustive_play(board, rules, segment, n, ws, out, weights, sc, result):
             update_summary(sums[parent], ws.nodes[parent], ws.src[node], ws.dst[node], sums[node])
         for node in range(first, stop):
             s = summary_score(sums[node], weights)
-            if s > best_score:
+            if node == first or s > best_score:
                 best_score = s
                 best = node
     else:
         for node in range(first, stop):
             summarize(ws.nodes[node], sc.child_sum)
             s = summary_score(sc.child_sum, weights)
-            if s > best_score:
+            if node == first or s > best_score:
                 best_score = s
                 best = node
     result[:] = ws.nodes[best]
@@ -293,7 +300,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
             src2, dst2 = second_moves[j, 0], second_moves[j, 1]
             seen |= np.int64(1) << src2
             s = tuple_score(moved_summary(first, child, src2, dst2), weights)
-            if s > best_score:
+            if best_d1 == 0 or s > best_score:
                 best_score = s
                 best_d1, best_src1, best_dst1, best_src2, best_dst2 = hi, src1, dst1, src2, dst2
         pairs[src1] = seen
@@ -312,7 +319,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
             if (pairs[src2] >> src1) & 1:
                 continue  # (src2 with hi, then src1 with lo) reached this position already
             s = tuple_score(moved_summary(first, child, src2, dst2), weights)
-            if s > best_score:
+            if best_d1 == 0 or s > best_score:
                 best_score = s
                 best_d1, best_src1, best_dst1, best_src2, best_dst2 = lo, src1, dst1, src2, dst2
     _copy_board(result, board)
@@ -328,7 +335,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
         for i in range(m1):
             src1, dst1 = first_moves[i, 0], first_moves[i, 1]
             s = tuple_score(moved_summary(root, board, src1, dst1), weights)
-            if s > best_score:
+            if i == 0 or s > best_score:
                 best_score = s
                 best_src1, best_dst1 = src1, dst1
         apply_move(result, best_src1, best_dst1)
@@ -427,7 +434,7 @@ def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     best_score = -np.inf
     for node in range(first, stop):
         s = net_score(ws.nodes[node], again, model, sc)
-        if s > best_score:
+        if node == first or s > best_score:
             best_score = s
             best = node
     result[:] = ws.nodes[best]
@@ -628,7 +635,7 @@ def choose_double(board, rules, kind, choice_width, weights, choices, ws, out, s
     for d in range(1, 7):
         n = segment_of(d, d, four_plus, sc.segment)
         ws, _, s = _strategy_play(board, rules, sc.segment, n, choice_width, kind, again, ws, out, weights, sc)
-        if s > best_score:
+        if d == 1 or s > best_score:
             best_score = s
             best_d = d
     return ws, best_d
@@ -668,7 +675,7 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
                 ws, used, s = exhaustive_play(board, rules, segment, n, ws, out, weights, sc, play)
         else:
             ws, used, s = _strategy_play(board, rules, segment, n, width, kind, again, ws, out, weights, sc)
-        if s > best_score:  # the first double of the best score, as choose_double
+        if d == 1 or s > best_score:  # the first double of the best score, as choose_double
             best_score = s
             best_d, best_n, best_used = d, n, used
             sc.chosen[:] = sc.play
