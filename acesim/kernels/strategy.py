@@ -55,7 +55,6 @@ from acesim.kernels.evaluate import (
     update_summary,
 )
 from acesim.kernels.layout import (
-    ACEY_DEUCEY_NONE,
     BOARD_DTYPE,
     BOARD_SIZE,
     DOUBLES_FOUR_PLUS_COMPLEMENT,
@@ -64,15 +63,12 @@ from acesim.kernels.layout import (
     N_CHECKERS,
     N_POINTS,
     OFF,
-    R_ACEY_DEUCEY,
-    R_ACEY_DEUCEY_EXTRA_ROLL,
-    R_BONUS_NEEDS_FULL_USE,
     R_DOUBLES,
-    R_DOUBLES_EXTRA_ROLL,
 )
 from acesim.kernels.net import WIN_EQUITY, equity_of, new_net_scratch
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.rng import below
+from acesim.kernels.turn import after_segment, bonus_lost, roll_sequence, still_on_roll
 from acesim.kernels.uniform import FULL as UNIFORM_FULL
 from acesim.kernels.uniform import grown_uniform_scratch, uniform_play
 
@@ -428,8 +424,8 @@ def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     while enumerate_plays(board, rules, segment, n, ws, out) == FULL:
         ws = grown_workspace(ws)
     first, stop, used = out[0], out[1], out[2]
-    if used < n and rules[R_BONUS_NEEDS_FULL_USE] != 0:
-        again = False  # the bonus roll is forfeited whichever play is chosen
+    if bonus_lost(roll_sequence(rules), n, used):
+        again = False  # the bonus is forfeited whichever play is chosen
     best = first
     best_score = -np.inf
     for node in range(first, stop):
@@ -486,7 +482,7 @@ def _net_beam(board, rules, segment, n, width, again, ws, out, model, sc, result
     for i in range(BOARD_SIZE):
         result[i] = boards[cur, 0, i]
     if used == 0:
-        return ws, 0, net_score(board, again and rules[R_BONUS_NEEDS_FULL_USE] == 0, model, sc)
+        return ws, 0, net_score(board, again and not bonus_lost(roll_sequence(rules), n, 0), model, sc)
     return ws, used, scores[cur, 0]
 
 
@@ -505,11 +501,7 @@ def rolls_again(rules, die_a, die_b, bonus):
     ``bonus`` marks the double earned by a 1-2; a 1-2 itself is followed by
     that double, so the mover is still on roll.
     """
-    if bonus:
-        return rules[R_ACEY_DEUCEY_EXTRA_ROLL] != 0
-    if die_a == die_b:
-        return rules[R_DOUBLES_EXTRA_ROLL] != 0
-    return die_a + die_b == 3 and rules[R_ACEY_DEUCEY] != ACEY_DEUCEY_NONE
+    return still_on_roll(after_segment(roll_sequence(rules), die_a, die_b, bonus, 0, 0, False))
 
 
 # The game loop's hot path.  Every array bound to a variable of an inlined or
