@@ -36,7 +36,7 @@ from acesim.kernels.layout import (
 from acesim.kernels.plays import segment_of
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
 from acesim.kernels.strategy import (
-    LEARNED,
+    LINEAR,
     RANDOM,
     choose_and_play_double,
     exhaustive_play,
@@ -223,6 +223,8 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                 if stakes:
                     record[STAKES_DOUBLINGS] += 1
             before[:] = board
+            # play_segment, with two of its strategies' branches taken here without
+            # the scratch tuple (the tests hold them equal to play_segment)
             if kind == RANDOM:
                 # straight to the uniform search: quick_segment's two dozen array
                 # arguments cost more than a tenth of a random backgammon roll
@@ -232,11 +234,7 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                     if status != UNIFORM_FULL:
                         break
                     uniform = grown_uniform_scratch(uniform)
-            elif kind == LEARNED:
-                ws, uniform, n, used = play_segment(
-                    board, rules, die_a, die_b, False, kind, width, w, choices, ws, uniform, out, sc
-                )
-            else:
+            elif kind == LINEAR:
                 n, used, found = quick_segment(
                     board, rules, die_a, die_b, width, w, segment, play, node_sums, child, moves, moves_after, pairs,
                     beam, beam_scores, beam_sums, parent, parent_sum,
@@ -244,6 +242,10 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                 if not found:
                     ws, used, _ = exhaustive_play(board, rules, segment, n, ws, out, w, sc, play)
                     board[:] = play
+            else:
+                ws, uniform, n, used = play_segment(
+                    board, rules, die_a, die_b, False, kind, width, w, choices, ws, uniform, out, sc
+                )
             _count_segment(board, before, n, used, record, side, turn_number)
             step = after_segment(seq, die_a, die_b, False, n, used, board[OFF] == N_CHECKERS)
             if step == BONUS:

@@ -575,48 +575,68 @@ def best_play(board, rules, segment, n, width, ws, out, weights, sc, result):
 
 
 @njit(cache=True, inline="always")
-def play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choices, ws, uniform, out, sc):
-    """Play the segment of ``(die_a, die_b)`` in place by strategy ``kind``.
+def scored_play(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result):
+    """The best play of ``segment[:n]`` from ``board`` into ``result`` by a strategy that scores its plays.
 
-    ``bonus`` marks the double earned by a 1-2 (the learned strategy values
-    what follows it differently).  ``RANDOM`` plays by the depth-first search
-    of ``kernels.uniform`` with scratch ``uniform``; the others search with
-    workspace ``ws``.  Returns ``(ws, uniform, dice in the segment, dice
-    used)``: either memory may have grown.  Inlined into the game loop: a call
-    passing the two scratch tuples costs reference counting of each of their
-    arrays, a sizable part of a random strategy's roll.
+    The one switch over those strategies: a new one is its scoring search and
+    a branch here (``choose_play`` and the ranking of the doubles reach it
+    through this function).  ``again``: the mover is still on roll after the
+    segment if it uses every die (``rolls_again``), which the learned
+    strategy's scores need.  Returns ``(ws, dice used, score)``.
     """
-    n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, sc.segment)
-    if kind == RANDOM:
-        while True:
-            status, used = uniform_play(board, rules, sc.segment, n, choices, uniform)
-            if status != UNIFORM_FULL:
-                return ws, uniform, n, used
-            uniform = grown_uniform_scratch(uniform)
     if kind == LEARNED:
-        again = rolls_again(rules, die_a, die_b, bonus)
-        ws, used, _ = net_best_play(board, rules, sc.segment, n, width, again, ws, out, weights, sc, sc.play)
-    else:
-        ws, used, _ = _linear_play(board, rules, sc.segment, n, width, ws, out, weights, sc, sc.play)
-    board[:] = sc.play
-    return ws, uniform, n, used
+        return net_best_play(board, rules, segment, n, width, again, ws, out, weights, sc, result)
+    return _linear_play(board, rules, segment, n, width, ws, out, weights, sc, result)
 
 
 @njit(cache=True, inline="always")
-def _strategy_play(board, rules, segment, n, width, kind, again, ws, out, weights, sc):
-    """The best play of a ``LINEAR`` or ``LEARNED`` strategy into ``sc.play``; returns ``(ws, used, score)``."""
-    if kind == LEARNED:
-        return net_best_play(board, rules, segment, n, width, again, ws, out, weights, sc, sc.play)
-    return _linear_play(board, rules, segment, n, width, ws, out, weights, sc, sc.play)
+def choose_play(board, rules, segment, n, kind, width, again, weights, choices, ws, uniform, out, sc, result):
+    """Strategy ``kind``'s play of ``segment[:n]`` from ``board`` into ``result``: the entry over every kind.
+
+    ``RANDOM``, which scores nothing, draws by the depth-first search of
+    ``kernels.uniform`` with scratch ``uniform`` (score 0); the others are
+    ``scored_play``'s.  Returns ``(ws, uniform, dice used, score)``: either
+    memory may have grown.  The game loop's fast paths (``uniform_play``,
+    ``quick_segment``) are branches of this function taken without the scratch
+    tuple; the tests hold them equal.
+    """
+    if kind == RANDOM:
+        result[:] = board
+        while True:
+            status, used = uniform_play(result, rules, segment, n, choices, uniform)
+            if status != UNIFORM_FULL:
+                return ws, uniform, used, 0.0
+            uniform = grown_uniform_scratch(uniform)
+    ws, used, score = scored_play(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
+    return ws, uniform, used, score
+
+
+@njit(cache=True, inline="always")
+def play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choices, ws, uniform, out, sc):
+    """Play the segment of ``(die_a, die_b)`` in place by strategy ``kind`` (``choose_play``).
+
+    ``bonus`` marks the double earned by a 1-2 (the learned strategy values
+    what follows it differently).  Returns ``(ws, uniform, dice in the
+    segment, dice used)``: either memory may have grown.  Inlined into the
+    game loop: a call passing the two scratch tuples costs reference counting
+    of each of their arrays, a sizable part of a random strategy's roll.
+    """
+    n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, sc.segment)
+    again = rolls_again(rules, die_a, die_b, bonus)
+    ws, uniform, used, _ = choose_play(board, rules, sc.segment, n, kind, width, again, weights, choices, ws,
+                                       uniform, out, sc, sc.play)
+    board[:] = sc.play
+    return ws, uniform, n, used
 
 
 @njit(cache=True)
 def choose_double(board, rules, kind, choice_width, weights, choices, ws, out, sc):
     """The double (1..6) the strategy picks after a 1-2 in position ``board``; returns ``(ws, d)``.
 
-    A ``LINEAR`` or ``LEARNED`` strategy ranks the six doubles by the score of
-    each one's best play, searched with a beam of ``choice_width`` (0 =
-    exhaustively); the chosen double is then played with the strategy's own search.
+    ``RANDOM``, which scores nothing, picks uniformly; a strategy that scores
+    its plays ranks the six doubles by the score of each one's best play,
+    searched with a beam of ``choice_width`` (0 = exhaustively); the chosen
+    double is then played with the strategy's own search.
     """
     if kind == RANDOM:
         return ws, below(choices, 6) + 1
@@ -626,7 +646,7 @@ def choose_double(board, rules, kind, choice_width, weights, choices, ws, out, s
     best_score = -np.inf
     for d in range(1, 7):
         n = segment_of(d, d, four_plus, sc.segment)
-        ws, _, s = _strategy_play(board, rules, sc.segment, n, choice_width, kind, again, ws, out, weights, sc)
+        ws, _, s = scored_play(board, rules, sc.segment, n, kind, choice_width, again, weights, ws, out, sc, sc.play)
         if d == 1 or s > best_score:
             best_score = s
             best_d = d
@@ -641,7 +661,8 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
     the two calls would.  When the doubles are ranked with the strategy's own
     search (``choice_width == width``) the ranking has already found the chosen
     double's play (``best_play`` depends only on its arguments), so it is kept
-    instead of searched again.
+    instead of searched again.  ``LINEAR`` ranks by its search without the
+    scratch tuple (``linear_search``), the others through ``scored_play``.
     """
     if kind == RANDOM or choice_width != width:
         ws, chosen = choose_double(board, rules, kind, choice_width, weights, choices, ws, out, sc)
@@ -666,7 +687,7 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
             if not found:
                 ws, used, s = exhaustive_play(board, rules, segment, n, ws, out, weights, sc, play)
         else:
-            ws, used, s = _strategy_play(board, rules, segment, n, width, kind, again, ws, out, weights, sc)
+            ws, used, s = scored_play(board, rules, segment, n, kind, width, again, weights, ws, out, sc, play)
         if d == 1 or s > best_score:  # the first double of the best score, as choose_double
             best_score = s
             best_d, best_n, best_used = d, n, used
