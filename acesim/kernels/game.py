@@ -16,8 +16,6 @@ from numba import njit
 
 from acesim.kernels.board import check_invariants, flip, pip_count
 from acesim.kernels.layout import (
-    ACEY_DEUCEY_NONE,
-    ACEY_DEUCEY_ROLL_DIE,
     BOARD_DTYPE,
     BOARD_SIZE,
     DOUBLES_FOUR_PLUS_COMPLEMENT,
@@ -28,11 +26,7 @@ from acesim.kernels.layout import (
     OPP_BAR,
     OPP_OFF,
     OPP_WAITING,
-    R_ACEY_DEUCEY,
-    R_ACEY_DEUCEY_EXTRA_ROLL,
-    R_BONUS_NEEDS_FULL_USE,
     R_DOUBLES,
-    R_DOUBLES_EXTRA_ROLL,
     R_OPENING,
     R_SCORING,
     R_STAKES_DOUBLE_ON_1_2,
@@ -42,13 +36,23 @@ from acesim.kernels.layout import (
 from acesim.kernels.plays import segment_of
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
 from acesim.kernels.strategy import (
-    LEARNED,
+    LINEAR,
     RANDOM,
     choose_and_play_double,
     exhaustive_play,
     play_segment,
     quick_segment,
     search_arrays,
+)
+from acesim.kernels.turn import (
+    BONUS,
+    FORFEIT,
+    GAME_OVER,
+    ROLL_AGAIN,
+    after_segment,
+    bonus_die_rolled,
+    is_one_two,
+    roll_sequence,
 )
 from acesim.kernels.uniform import FULL as UNIFORM_FULL
 from acesim.kernels.uniform import grown_uniform_scratch, uniform_play
@@ -176,9 +180,8 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
         board[:] = flipped
     use_opening = rules[R_OPENING] == OPENING_USE
 
-    full_use = rules[R_BONUS_NEEDS_FULL_USE] != 0
+    seq = roll_sequence(rules)
     stakes = rules[R_STAKES_DOUBLE_ON_1_2] != 0
-    acey_deucey = rules[R_ACEY_DEUCEY]
     four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
     total_turns = 0
     traced = 0
@@ -213,15 +216,15 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
             if trace.shape[0] > 0:
                 traced += 1
             record[ROLLS + side] += 1
-            double = die_a == die_b
-            one_two = die_a + die_b == 3 and not double
-            if double:
+            if die_a == die_b:
                 record[DOUBLES + side] += 1
-            if one_two:
+            if is_one_two(die_a, die_b):
                 record[ONE_TWO + side] += 1
                 if stakes:
                     record[STAKES_DOUBLINGS] += 1
             before[:] = board
+            # play_segment, with two of its strategies' branches taken here without
+            # the scratch tuple (the tests hold them equal to play_segment)
             if kind == RANDOM:
                 # straight to the uniform search: quick_segment's two dozen array
                 # arguments cost more than a tenth of a random backgammon roll
@@ -231,11 +234,7 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                     if status != UNIFORM_FULL:
                         break
                     uniform = grown_uniform_scratch(uniform)
-            elif kind == LEARNED:
-                ws, uniform, n, used = play_segment(
-                    board, rules, die_a, die_b, False, kind, width, w, choices, ws, uniform, out, sc
-                )
-            else:
+            elif kind == LINEAR:
                 n, used, found = quick_segment(
                     board, rules, die_a, die_b, width, w, segment, play, node_sums, child, moves, moves_after, pairs,
                     beam, beam_scores, beam_sums, parent, parent_sum,
@@ -243,17 +242,15 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                 if not found:
                     ws, used, _ = exhaustive_play(board, rules, segment, n, ws, out, w, sc, play)
                     board[:] = play
+            else:
+                ws, uniform, n, used = play_segment(
+                    board, rules, die_a, die_b, False, kind, width, w, choices, ws, uniform, out, sc
+                )
             _count_segment(board, before, n, used, record, side, turn_number)
-            if board[OFF] == N_CHECKERS:
-                game_over = True
-                break
-            complete = used == n
-            if one_two and acey_deucey != ACEY_DEUCEY_NONE:
-                if full_use and not complete:
-                    record[FORFEITS + side] += 1
-                    break
+            step = after_segment(seq, die_a, die_b, False, n, used, board[OFF] == N_CHECKERS)
+            if step == BONUS:
                 before[:] = board
-                if acey_deucey == ACEY_DEUCEY_ROLL_DIE:
+                if bonus_die_rolled(seq):
                     chosen = die(dice)
                     ws, uniform, n, used = play_segment(
                         board, rules, chosen, chosen, True, kind, width, w, choices, ws, uniform, out, sc
@@ -266,21 +263,15 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                 if 0 < traced <= trace.shape[0]:
                     trace[traced - 1, T_BONUS_DOUBLE] = chosen
                 _count_segment(board, before, n, used, record, side, turn_number)
-                if board[OFF] == N_CHECKERS:
-                    game_over = True
-                    break
-                if rules[R_ACEY_DEUCEY_EXTRA_ROLL] != 0:
-                    if full_use and used < n:
-                        record[FORFEITS + side] += 1
-                    else:
-                        record[EXTRA_ROLLS + side] += 1
-                        again = True
-            elif double and rules[R_DOUBLES_EXTRA_ROLL] != 0:
-                if full_use and not complete:
-                    record[FORFEITS + side] += 1
-                else:
-                    record[EXTRA_ROLLS + side] += 1
-                    again = True
+                step = after_segment(seq, chosen, chosen, True, n, used, board[OFF] == N_CHECKERS)
+            if step == GAME_OVER:
+                game_over = True
+                break
+            if step == FORFEIT:
+                record[FORFEITS + side] += 1
+            elif step == ROLL_AGAIN:
+                record[EXTRA_ROLLS + side] += 1
+                again = True
         if check_invariants(board) != 0:
             record[UNFINISHED] = 2
             record[WINNER] = -1

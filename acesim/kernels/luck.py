@@ -22,21 +22,10 @@ from numba import njit
 from acesim.kernels.board import flip, pip_count
 from acesim.kernels.evaluate import FEATURES, N_FEATURES, features
 from acesim.kernels.game import T_BOARD, T_DIE_A, T_DIE_B, T_OPENING, T_SIDE
-from acesim.kernels.layout import (
-    ACEY_DEUCEY_NONE,
-    ACEY_DEUCEY_ROLL_DIE,
-    BOARD_DTYPE,
-    BOARD_SIZE,
-    N_CHECKERS,
-    OFF,
-    OPP_OFF,
-    R_ACEY_DEUCEY,
-    R_ACEY_DEUCEY_EXTRA_ROLL,
-    R_BONUS_NEEDS_FULL_USE,
-    R_DOUBLES_EXTRA_ROLL,
-)
+from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE, N_CHECKERS, OFF, OPP_OFF
 from acesim.kernels.net import NET_TAG, win_probability
 from acesim.kernels.strategy import choose_double, play_segment
+from acesim.kernels.turn import BONUS, GAME_OVER, ROLL_AGAIN, after_segment, bonus_die_rolled, roll_sequence
 
 # The inputs: the evaluation features of the side on roll, the same of its
 # opponent (from the opponent's view), and both pip counts in units of 25.
@@ -111,9 +100,8 @@ def _bonus_value(work, rules, d, kind, width, weights, choices, ws, uniform, out
     """Play the double ``d`` earned by a 1-2 on ``work`` and value the result."""
     ws, uniform, n, used = play_segment(work, rules, d, d, True, kind, width, weights, choices, ws, uniform,
                                         out, sc)
-    again = rules[R_ACEY_DEUCEY_EXTRA_ROLL] != 0 and not (
-        rules[R_BONUS_NEEDS_FULL_USE] != 0 and used < n)
-    return ws, uniform, _after_turn(work, rules, again, coef, flipped, x, other, sc)
+    step = after_segment(roll_sequence(rules), d, d, True, n, used, work[OFF] == N_CHECKERS)
+    return ws, uniform, _after_turn(work, rules, step == ROLL_AGAIN, coef, flipped, x, other, sc)
 
 
 @njit(cache=True)
@@ -126,15 +114,12 @@ def roll_value(board, rules, die_a, die_b, kind, width, choice_width, weights, c
     work[:] = board
     ws, uniform, n, used = play_segment(work, rules, die_a, die_b, False, kind, width, weights, choices, ws,
                                         uniform, out, sc)
-    if work[OFF] == N_CHECKERS:
+    seq = roll_sequence(rules)
+    step = after_segment(seq, die_a, die_b, False, n, used, work[OFF] == N_CHECKERS)
+    if step == GAME_OVER:
         return ws, uniform, 1.0
-    complete = used == n
-    full_use = rules[R_BONUS_NEEDS_FULL_USE] != 0
-    one_two = die_a + die_b == 3 and die_a != die_b
-    if one_two and rules[R_ACEY_DEUCEY] != ACEY_DEUCEY_NONE:
-        if full_use and not complete:
-            return ws, uniform, _after_turn(work, rules, False, coef, flipped, x, other, sc)
-        if rules[R_ACEY_DEUCEY] == ACEY_DEUCEY_ROLL_DIE:
+    if step == BONUS:
+        if bonus_die_rolled(seq):
             total = 0.0
             played = work.copy()
             for d in range(1, 7):
@@ -146,8 +131,7 @@ def roll_value(board, rules, die_a, die_b, kind, width, choice_width, weights, c
         ws, d = choose_double(work, rules, kind, choice_width, weights, choices, ws, out, sc)
         return _bonus_value(work, rules, d, kind, width, weights, choices, ws, uniform, out, sc, coef,
                             flipped, x, other)
-    again = die_a == die_b and rules[R_DOUBLES_EXTRA_ROLL] != 0 and not (full_use and not complete)
-    return ws, uniform, _after_turn(work, rules, again, coef, flipped, x, other, sc)
+    return ws, uniform, _after_turn(work, rules, step == ROLL_AGAIN, coef, flipped, x, other, sc)
 
 
 @njit(cache=True)

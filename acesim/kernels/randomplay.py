@@ -12,24 +12,21 @@ from numba import njit
 
 from acesim.kernels.board import OK, check_invariants, flip
 from acesim.kernels.layout import (
-    ACEY_DEUCEY_NONE,
     BOARD_DTYPE,
     BOARD_SIZE,
     DOUBLES_FOUR_PLUS_COMPLEMENT,
     MAX_SEGMENT,
     N_CHECKERS,
     OFF,
-    R_ACEY_DEUCEY,
-    R_ACEY_DEUCEY_EXTRA_ROLL,
-    R_BONUS_NEEDS_FULL_USE,
     R_DOUBLES,
-    R_DOUBLES_EXTRA_ROLL,
 )
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
+from acesim.kernels.turn import BONUS, GAME_OVER, ROLL_AGAIN, after_segment, roll_sequence
 
-# What a segment did, for the roll loop.
-_PLAYED = 0
-_GAME_OVER = 1
+# The fields of ``_random_segment``'s status.
+_DICE = 0
+_VIOLATION = 1
+_USED = 2
 
 
 @njit(cache=True)
@@ -52,18 +49,18 @@ def play_random_segment(board, rules, rng, die_a, die_b, ws, out, segment):
 def _random_segment(board, rules, rng, die_a, die_b, ws, out, segment, status, samples, sample_dice, n):
     """Record ``board`` as sample ``n``, then play the ``random`` strategy in place.
 
-    ``status[0]``: 1 if the segment was complete; ``status[1]``: the first
-    invariant violation found among all the segment's plays (0 if none).
-    Returns the workspace, which may have grown.
+    ``status``: the dice in the segment, the first invariant violation found
+    among all the segment's plays (0 if none), and the dice used.  Returns the
+    workspace, which may have grown.
     """
     samples[n, :] = board
     sample_dice[n, 0], sample_dice[n, 1] = die_a, die_b
     ws, n_dice, used = play_random_segment(board, rules, rng, die_a, die_b, ws, out, segment)
     for node in range(out[0], out[1]):
         code = check_invariants(ws.nodes[node])
-        if code != OK and status[1] == OK:
-            status[1] = code
-    status[0] = 1 if used == n_dice else 0
+        if code != OK and status[_VIOLATION] == OK:
+            status[_VIOLATION] = code
+    status[_DICE], status[_USED] = n_dice, used
     return ws
 
 
@@ -79,8 +76,8 @@ def random_walk(start, rules, rng, max_games, max_samples, ws, samples, sample_d
     flipped = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
     out = np.zeros(3, dtype=np.int64)
     segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
-    status = np.zeros(2, dtype=np.int64)
-    full_use = rules[R_BONUS_NEEDS_FULL_USE] != 0
+    status = np.zeros(3, dtype=np.int64)
+    seq = roll_sequence(rules)
     n = 0
     for _ in range(max_games):
         board[:] = start
@@ -98,15 +95,10 @@ def random_walk(start, rules, rng, max_games, max_samples, ws, samples, sample_d
                     board, rules, rng, a, b, ws, out, segment, status, samples, sample_dice, n
                 )
                 n += 1
-                if status[1] != OK:
-                    return n, status[1], ws
-                if board[OFF] == N_CHECKERS:
-                    game_over = True
-                    break
-                complete = status[0] == 1
-                if a != b and a + b == 3 and rules[R_ACEY_DEUCEY] != ACEY_DEUCEY_NONE:
-                    if full_use and not complete:
-                        break
+                if status[_VIOLATION] != OK:
+                    return n, status[_VIOLATION], ws
+                step = after_segment(seq, a, b, False, status[_DICE], status[_USED], board[OFF] == N_CHECKERS)
+                if step == BONUS:
                     d = rng.integers(1, 7)
                     if n >= max_samples:
                         break
@@ -114,16 +106,13 @@ def random_walk(start, rules, rng, max_games, max_samples, ws, samples, sample_d
                         board, rules, rng, d, d, ws, out, segment, status, samples, sample_dice, n
                     )
                     n += 1
-                    if status[1] != OK:
-                        return n, status[1], ws
-                    if board[OFF] == N_CHECKERS:
-                        game_over = True
-                        break
-                    again = rules[R_ACEY_DEUCEY_EXTRA_ROLL] != 0 and (
-                        status[0] == 1 or not full_use
-                    )
-                elif a == b and rules[R_DOUBLES_EXTRA_ROLL] != 0:
-                    again = complete or not full_use
+                    if status[_VIOLATION] != OK:
+                        return n, status[_VIOLATION], ws
+                    step = after_segment(seq, d, d, True, status[_DICE], status[_USED], board[OFF] == N_CHECKERS)
+                if step == GAME_OVER:
+                    game_over = True
+                    break
+                again = step == ROLL_AGAIN
             if not game_over:
                 flip(board, flipped)
                 board[:] = flipped

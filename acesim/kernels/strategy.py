@@ -29,6 +29,11 @@ does not).
 
 The random choices (which play, which double) come from the game's choice
 stream, never from its dice stream.
+
+Every search takes its first candidate as the best so far rather than
+comparing against ``-inf``: a NaN score (an infinite weight beside a zero
+feature) compares false with everything, and a search must end on a legal
+play whatever its scores.  With finite scores the pick is the same.
 """
 
 from collections import namedtuple
@@ -50,7 +55,6 @@ from acesim.kernels.evaluate import (
     update_summary,
 )
 from acesim.kernels.layout import (
-    ACEY_DEUCEY_NONE,
     BOARD_DTYPE,
     BOARD_SIZE,
     DOUBLES_FOUR_PLUS_COMPLEMENT,
@@ -59,15 +63,12 @@ from acesim.kernels.layout import (
     N_CHECKERS,
     N_POINTS,
     OFF,
-    R_ACEY_DEUCEY,
-    R_ACEY_DEUCEY_EXTRA_ROLL,
-    R_BONUS_NEEDS_FULL_USE,
     R_DOUBLES,
-    R_DOUBLES_EXTRA_ROLL,
 )
 from acesim.kernels.net import WIN_EQUITY, equity_of, new_net_scratch
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.rng import below
+from acesim.kernels.turn import after_segment, bonus_lost, roll_sequence, still_on_roll
 from acesim.kernels.uniform import FULL as UNIFORM_FULL
 from acesim.kernels.uniform import grown_uniform_scratch, uniform_play
 
@@ -187,6 +188,8 @@ def _keep(child, child_sum, s, boards, scores, sums, lv, kept, width):
     pos = kept
     while pos > 0 and scores[lv, pos - 1] < s:
         pos -= 1
+    if pos == width:
+        return kept, True  # a NaN score sorts nowhere: past the end of a full list is off it
     j = pos - 1
     while j >= 0 and scores[lv, j] == s:
         if _same(boards, lv, j, child):
@@ -229,14 +232,14 @@ def exhaustive_play(board, rules, segment, n, ws, out, weights, sc, result):
             update_summary(sums[parent], ws.nodes[parent], ws.src[node], ws.dst[node], sums[node])
         for node in range(first, stop):
             s = summary_score(sums[node], weights)
-            if s > best_score:
+            if node == first or s > best_score:
                 best_score = s
                 best = node
     else:
         for node in range(first, stop):
             summarize(ws.nodes[node], sc.child_sum)
             s = summary_score(sc.child_sum, weights)
-            if s > best_score:
+            if node == first or s > best_score:
                 best_score = s
                 best = node
     result[:] = ws.nodes[best]
@@ -293,7 +296,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
             src2, dst2 = second_moves[j, 0], second_moves[j, 1]
             seen |= np.int64(1) << src2
             s = tuple_score(moved_summary(first, child, src2, dst2), weights)
-            if s > best_score:
+            if best_d1 == 0 or s > best_score:
                 best_score = s
                 best_d1, best_src1, best_dst1, best_src2, best_dst2 = hi, src1, dst1, src2, dst2
         pairs[src1] = seen
@@ -312,7 +315,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
             if (pairs[src2] >> src1) & 1:
                 continue  # (src2 with hi, then src1 with lo) reached this position already
             s = tuple_score(moved_summary(first, child, src2, dst2), weights)
-            if s > best_score:
+            if best_d1 == 0 or s > best_score:
                 best_score = s
                 best_d1, best_src1, best_dst1, best_src2, best_dst2 = lo, src1, dst1, src2, dst2
     _copy_board(result, board)
@@ -328,7 +331,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
         for i in range(m1):
             src1, dst1 = first_moves[i, 0], first_moves[i, 1]
             s = tuple_score(moved_summary(root, board, src1, dst1), weights)
-            if s > best_score:
+            if i == 0 or s > best_score:
                 best_score = s
                 best_src1, best_dst1 = src1, dst1
         apply_move(result, best_src1, best_dst1)
@@ -421,13 +424,13 @@ def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     while enumerate_plays(board, rules, segment, n, ws, out) == FULL:
         ws = grown_workspace(ws)
     first, stop, used = out[0], out[1], out[2]
-    if used < n and rules[R_BONUS_NEEDS_FULL_USE] != 0:
-        again = False  # the bonus roll is forfeited whichever play is chosen
+    if bonus_lost(roll_sequence(rules), n, used):
+        again = False  # the bonus is forfeited whichever play is chosen
     best = first
     best_score = -np.inf
     for node in range(first, stop):
         s = net_score(ws.nodes[node], again, model, sc)
-        if s > best_score:
+        if node == first or s > best_score:
             best_score = s
             best = node
     result[:] = ws.nodes[best]
@@ -479,7 +482,7 @@ def _net_beam(board, rules, segment, n, width, again, ws, out, model, sc, result
     for i in range(BOARD_SIZE):
         result[i] = boards[cur, 0, i]
     if used == 0:
-        return ws, 0, net_score(board, again and rules[R_BONUS_NEEDS_FULL_USE] == 0, model, sc)
+        return ws, 0, net_score(board, again and not bonus_lost(roll_sequence(rules), n, 0), model, sc)
     return ws, used, scores[cur, 0]
 
 
@@ -498,11 +501,7 @@ def rolls_again(rules, die_a, die_b, bonus):
     ``bonus`` marks the double earned by a 1-2; a 1-2 itself is followed by
     that double, so the mover is still on roll.
     """
-    if bonus:
-        return rules[R_ACEY_DEUCEY_EXTRA_ROLL] != 0
-    if die_a == die_b:
-        return rules[R_DOUBLES_EXTRA_ROLL] != 0
-    return die_a + die_b == 3 and rules[R_ACEY_DEUCEY] != ACEY_DEUCEY_NONE
+    return still_on_roll(after_segment(roll_sequence(rules), die_a, die_b, bonus, 0, 0, False))
 
 
 # The game loop's hot path.  Every array bound to a variable of an inlined or
@@ -576,48 +575,68 @@ def best_play(board, rules, segment, n, width, ws, out, weights, sc, result):
 
 
 @njit(cache=True, inline="always")
-def play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choices, ws, uniform, out, sc):
-    """Play the segment of ``(die_a, die_b)`` in place by strategy ``kind``.
+def scored_play(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result):
+    """The best play of ``segment[:n]`` from ``board`` into ``result`` by a strategy that scores its plays.
 
-    ``bonus`` marks the double earned by a 1-2 (the learned strategy values
-    what follows it differently).  ``RANDOM`` plays by the depth-first search
-    of ``kernels.uniform`` with scratch ``uniform``; the others search with
-    workspace ``ws``.  Returns ``(ws, uniform, dice in the segment, dice
-    used)``: either memory may have grown.  Inlined into the game loop: a call
-    passing the two scratch tuples costs reference counting of each of their
-    arrays, a sizable part of a random strategy's roll.
+    The one switch over those strategies: a new one is its scoring search and
+    a branch here (``choose_play`` and the ranking of the doubles reach it
+    through this function).  ``again``: the mover is still on roll after the
+    segment if it uses every die (``rolls_again``), which the learned
+    strategy's scores need.  Returns ``(ws, dice used, score)``.
     """
-    n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, sc.segment)
-    if kind == RANDOM:
-        while True:
-            status, used = uniform_play(board, rules, sc.segment, n, choices, uniform)
-            if status != UNIFORM_FULL:
-                return ws, uniform, n, used
-            uniform = grown_uniform_scratch(uniform)
     if kind == LEARNED:
-        again = rolls_again(rules, die_a, die_b, bonus)
-        ws, used, _ = net_best_play(board, rules, sc.segment, n, width, again, ws, out, weights, sc, sc.play)
-    else:
-        ws, used, _ = _linear_play(board, rules, sc.segment, n, width, ws, out, weights, sc, sc.play)
-    board[:] = sc.play
-    return ws, uniform, n, used
+        return net_best_play(board, rules, segment, n, width, again, ws, out, weights, sc, result)
+    return _linear_play(board, rules, segment, n, width, ws, out, weights, sc, result)
 
 
 @njit(cache=True, inline="always")
-def _strategy_play(board, rules, segment, n, width, kind, again, ws, out, weights, sc):
-    """The best play of a ``LINEAR`` or ``LEARNED`` strategy into ``sc.play``; returns ``(ws, used, score)``."""
-    if kind == LEARNED:
-        return net_best_play(board, rules, segment, n, width, again, ws, out, weights, sc, sc.play)
-    return _linear_play(board, rules, segment, n, width, ws, out, weights, sc, sc.play)
+def choose_play(board, rules, segment, n, kind, width, again, weights, choices, ws, uniform, out, sc, result):
+    """Strategy ``kind``'s play of ``segment[:n]`` from ``board`` into ``result``: the entry over every kind.
+
+    ``RANDOM``, which scores nothing, draws by the depth-first search of
+    ``kernels.uniform`` with scratch ``uniform`` (score 0); the others are
+    ``scored_play``'s.  Returns ``(ws, uniform, dice used, score)``: either
+    memory may have grown.  The game loop's fast paths (``uniform_play``,
+    ``quick_segment``) are branches of this function taken without the scratch
+    tuple; the tests hold them equal.
+    """
+    if kind == RANDOM:
+        result[:] = board
+        while True:
+            status, used = uniform_play(result, rules, segment, n, choices, uniform)
+            if status != UNIFORM_FULL:
+                return ws, uniform, used, 0.0
+            uniform = grown_uniform_scratch(uniform)
+    ws, used, score = scored_play(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
+    return ws, uniform, used, score
+
+
+@njit(cache=True, inline="always")
+def play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choices, ws, uniform, out, sc):
+    """Play the segment of ``(die_a, die_b)`` in place by strategy ``kind`` (``choose_play``).
+
+    ``bonus`` marks the double earned by a 1-2 (the learned strategy values
+    what follows it differently).  Returns ``(ws, uniform, dice in the
+    segment, dice used)``: either memory may have grown.  Inlined into the
+    game loop: a call passing the two scratch tuples costs reference counting
+    of each of their arrays, a sizable part of a random strategy's roll.
+    """
+    n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, sc.segment)
+    again = rolls_again(rules, die_a, die_b, bonus)
+    ws, uniform, used, _ = choose_play(board, rules, sc.segment, n, kind, width, again, weights, choices, ws,
+                                       uniform, out, sc, sc.play)
+    board[:] = sc.play
+    return ws, uniform, n, used
 
 
 @njit(cache=True)
 def choose_double(board, rules, kind, choice_width, weights, choices, ws, out, sc):
     """The double (1..6) the strategy picks after a 1-2 in position ``board``; returns ``(ws, d)``.
 
-    A ``LINEAR`` or ``LEARNED`` strategy ranks the six doubles by the score of
-    each one's best play, searched with a beam of ``choice_width`` (0 =
-    exhaustively); the chosen double is then played with the strategy's own search.
+    ``RANDOM``, which scores nothing, picks uniformly; a strategy that scores
+    its plays ranks the six doubles by the score of each one's best play,
+    searched with a beam of ``choice_width`` (0 = exhaustively); the chosen
+    double is then played with the strategy's own search.
     """
     if kind == RANDOM:
         return ws, below(choices, 6) + 1
@@ -627,8 +646,8 @@ def choose_double(board, rules, kind, choice_width, weights, choices, ws, out, s
     best_score = -np.inf
     for d in range(1, 7):
         n = segment_of(d, d, four_plus, sc.segment)
-        ws, _, s = _strategy_play(board, rules, sc.segment, n, choice_width, kind, again, ws, out, weights, sc)
-        if s > best_score:
+        ws, _, s = scored_play(board, rules, sc.segment, n, kind, choice_width, again, weights, ws, out, sc, sc.play)
+        if d == 1 or s > best_score:
             best_score = s
             best_d = d
     return ws, best_d
@@ -642,7 +661,8 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
     the two calls would.  When the doubles are ranked with the strategy's own
     search (``choice_width == width``) the ranking has already found the chosen
     double's play (``best_play`` depends only on its arguments), so it is kept
-    instead of searched again.
+    instead of searched again.  ``LINEAR`` ranks by its search without the
+    scratch tuple (``linear_search``), the others through ``scored_play``.
     """
     if kind == RANDOM or choice_width != width:
         ws, chosen = choose_double(board, rules, kind, choice_width, weights, choices, ws, out, sc)
@@ -667,8 +687,8 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
             if not found:
                 ws, used, s = exhaustive_play(board, rules, segment, n, ws, out, weights, sc, play)
         else:
-            ws, used, s = _strategy_play(board, rules, segment, n, width, kind, again, ws, out, weights, sc)
-        if s > best_score:  # the first double of the best score, as choose_double
+            ws, used, s = scored_play(board, rules, segment, n, kind, width, again, weights, ws, out, sc, play)
+        if d == 1 or s > best_score:  # the first double of the best score, as choose_double
             best_score = s
             best_d, best_n, best_used = d, n, used
             sc.chosen[:] = sc.play
