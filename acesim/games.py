@@ -13,7 +13,7 @@ from acesim.kernels.uniform import new_uniform_scratch
 from acesim.position import Position
 from acesim.rules import RULES_VERSION, Ruleset
 from acesim.streams import block_keys, check_seed
-from acesim.strategies import Strategy, load_strategy, lowered
+from acesim.strategies import Strategy, as_strategy, lowered
 
 # No preset's random games come near it (see tests/test_games.py); a game that
 # reaches it is recorded as unfinished, never as a win.
@@ -22,10 +22,6 @@ DEFAULT_TURN_CAP = 10_000
 # The columns every records table has before the kernel's counters.
 ID_COLUMNS = ("game", "seed", "rules", "rules_version", "strategy_a", "strategy_b")
 COLUMNS = ID_COLUMNS + K.RECORD_COLUMNS
-
-
-def _strategy(s: Strategy | str) -> Strategy:
-    return s if isinstance(s, Strategy) else load_strategy(s)
 
 
 def play_records(
@@ -103,6 +99,6 @@ def play_games(
     turn_cap: int = DEFAULT_TURN_CAP,
 ) -> pd.DataFrame:
     """``n_games`` games of ``strategy_a`` (seat A) against ``strategy_b`` (seat B), one row per game."""
-    a, b = _strategy(strategy_a), _strategy(strategy_b)
+    a, b = as_strategy(strategy_a), as_strategy(strategy_b)
     records = play_records(rules, a, b, seed, first_game, n_games, turn_cap)
     return records_frame(records, rules, a, b, seed, first_game)
