@@ -129,6 +129,17 @@ def evaluate(array: np.ndarray, rules: Ruleset, opponent: str, games: int, seed:
     }
 
 
+# The spawn key of the evaluations' root seed, apart from the games' blocks
+# (0, 1, ...) and the initial weights (2**32 - 1).
+EVALUATION_KEY = 2**32 - 2
+
+
+def evaluation_seed(seed: int) -> int:
+    """The root seed of a training run's evaluations, derived from ``seed`` by ``SeedSequence``."""
+    state = np.random.SeedSequence(seed, spawn_key=(EVALUATION_KEY,)).generate_state(1, np.uint64)
+    return int(state[0]) & MAX_SEED
+
+
 TRAIN_BATCH = 16  # games played with the same weights before their updates are applied
 TRACE_ROWS = 2048  # states kept per training game; a longer game teaches nothing (and is counted)
 
@@ -198,7 +209,7 @@ def train(
     sc = new_scratch(width)
     totals = np.zeros(5, dtype=np.int64)
     report = TrainingReport()
-    eval_seed = (seed + 1) % (MAX_SEED + 1)
+    eval_seed = evaluation_seed(seed)
     began = time.perf_counter()
     # SIGTERM stops training as Ctrl-C does: the workers are killed, no model is written
     with interruptible(), LocalProcesses(workers) as backend:
