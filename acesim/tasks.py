@@ -221,4 +221,5 @@ def map_tasks(fn: Callable, tasks: Sequence[tuple], backend: Backend | None = No
     # waits, so a flag it polls is the robust way to stop.
     with _signals(_raise_interrupt if isinstance(backend, InProcess) else stop):
         backend.map(fn, list(tasks), collect, stop)
+        stop.check()  # a signal caught after the last result would be lost with the handler
     return results

@@ -10,6 +10,7 @@ import errno
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -22,6 +23,7 @@ from typer.testing import CliRunner
 from acesim import simulate as sim
 from acesim.cli import app
 from acesim.errors import AcesimError
+from acesim.position import Position
 from acesim.rules import Ruleset
 from acesim.strategies import load_strategy
 from tests.test_cli import assert_one_line_error
@@ -39,9 +41,19 @@ def _no_partials(folder: Path) -> bool:
     return not [p for p in folder.rglob("*") if p.name.endswith(".partial")]
 
 
+def _device_node(tmp_path: Path) -> Path:
+    """A character device like /dev/full, made in ``tmp_path``: a test must never risk a real one."""
+    path = tmp_path / "full"
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    except PermissionError:
+        pytest.skip("making a device node needs root")
+    return path
+
+
 def _target(tmp_path: Path, kind: str, suffix: str = ".csv") -> Path:
     if kind == "device":
-        return Path("/dev/full")
+        return _device_node(tmp_path)
     if kind == "fifo":
         path = tmp_path / f"fifo{suffix}"
         os.mkfifo(path)
@@ -67,7 +79,10 @@ def _unchanged(tmp_path: Path, target: Path, before: os.stat_result) -> None:
 @pytest.mark.parametrize("kind", ["device", "fifo", "symlink"])
 def test_moves_batch_out_refuses_what_is_not_a_regular_file(tmp_path, kind):
     query = tmp_path / "q.jsonl"
-    query.write_text(json.dumps({"position": "start", "dice": [6, 3]}) + "\n")
+    query.write_text(json.dumps({"rules": "european", "position": Position.start().to_json(), "dice": [6, 3]})
+                     + "\n")
+    regular = run("moves", "--batch", str(query), "--out", str(tmp_path / "answers.jsonl"))
+    assert regular.exit_code == 0, regular.output  # the query itself is good
     target = _target(tmp_path, kind, ".jsonl")
     before = os.lstat(target)
     result = run("moves", "--batch", str(query), "--out", str(target))
@@ -278,6 +293,22 @@ def test_workers_are_capped_at_the_number_of_chunks(tmp_path):
         results = tasks.map_tasks(os.getpid, [(), ()], backend, lambda i, r: seen.append(i))
         assert backend._pool._processes == 2
     assert sorted(seen) == [0, 1] and len(results) == 2
+
+
+def test_a_signal_after_the_last_result_still_stops(tmp_path):
+    """SIGTERM handled just after a map's last result once went unseen, and training ran on forever."""
+    from acesim import tasks
+
+    seen = []
+
+    def terminate_self(i, result):
+        seen.append(i)
+        if len(seen) == 2:  # the last result: no later check in the backend's loop
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    with tasks.LocalProcesses(2) as backend:
+        with pytest.raises(KeyboardInterrupt):
+            tasks.map_tasks(os.getpid, [(), ()], backend, terminate_self)
 
 
 # --- fault 5: BrokenPipeError tracebacks after kill -9, train on SIGTERM ---------------------

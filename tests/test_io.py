@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,16 @@ def _no_partials(folder: Path) -> bool:
     return not [p for p in folder.rglob("*") if p.name.endswith(io.PARTIAL_SUFFIX)]
 
 
+def _device_node(tmp_path: Path) -> Path:
+    """A character device like /dev/full, made in ``tmp_path``: a test must never risk a real one."""
+    path = tmp_path / "full"
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    except PermissionError:
+        pytest.skip("making a device node needs root")
+    return path
+
+
 def _special_targets(tmp_path: Path) -> dict[str, Path]:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -32,7 +43,7 @@ def _special_targets(tmp_path: Path) -> dict[str, Path]:
     link.symlink_to(real)
     folder = tmp_path / "folder"
     folder.mkdir()
-    return {"device": Path("/dev/full"), "fifo": fifo, "symlink": link, "folder": folder}
+    return {"device": _device_node(tmp_path), "fifo": fifo, "symlink": link, "folder": folder}
 
 
 @pytest.mark.parametrize("kind", ["device", "fifo", "symlink", "folder"])
