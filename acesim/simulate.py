@@ -384,7 +384,11 @@ def run(
                 if not resume:
                     _remove_if_nothing_played(out, plan)
             raise
-        return _write_summaries(plan, out, partials)
+        try:
+            return _write_summaries(plan, out, partials)
+        except AcesimError as error:  # only files are written here: a full disk, a vanished folder
+            raise AcesimError(f"{error}; every chunk is complete: acesim simulate --resume {out} "
+                              "writes the summaries") from None
 
 
 def _run_chunks(plan, out, backend, progress, resume, timings, shared_out) -> dict[tuple[int, int], dict]:
