@@ -1,4 +1,10 @@
-"""Whole games from Python: rules, strategies and a seed in, one records table out."""
+"""Whole games from Python: rules, strategies and a seed in, one records table out; training games.
+
+The entry points that play games for records (``play_records``,
+``play_games``) and for training (``play_training_games``) live here; the
+traces of the equity and luck analyses are still played in
+``acesim.analysis.equity``.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ import pandas as pd
 
 from acesim.errors import AcesimError
 from acesim.kernels import game as K
+from acesim.kernels import train as T
 from acesim.kernels.plays import new_workspace
 from acesim.kernels.strategy import new_scratch
 from acesim.kernels.uniform import new_uniform_scratch
@@ -102,3 +109,34 @@ def play_games(
     a, b = as_strategy(strategy_a), as_strategy(strategy_b)
     records = play_records(rules, a, b, seed, first_game, n_games, turn_cap)
     return records_frame(records, rules, a, b, seed, first_game)
+
+
+TRACE_ROWS = 2048  # states kept per training game; a longer game teaches nothing (and is counted)
+
+# Scratch memory of this process's training games, made at the first call and
+# reused by the next batches (a batch is only 16 games).
+_training_memory: dict = {}
+
+
+def play_training_games(
+    network: np.ndarray, rules: Ruleset, seed: int, first_game: int, n_games: int, width: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Self-play games of ``network`` (both seats) for TD training: traces, their lengths, records.
+
+    Game ``g`` plays the dice of game ``g`` of ``seed``; doubles segments are
+    searched with a beam of ``width``.  Traces are cut to the longest game's
+    length (at most ``TRACE_ROWS``).
+    """
+    m = _training_memory
+    if "ws" not in m:
+        m.update(ws=new_workspace(), uniform=new_uniform_scratch(), sc=new_scratch(width))
+    traces = np.zeros((n_games, TRACE_ROWS, K.TRACE_WIDTH), dtype=np.int64)
+    lengths = np.zeros(n_games, dtype=np.int64)
+    records = np.zeros((n_games, K.N_RECORD), dtype=np.int64)
+    widths = np.array([[width, width], [width, width]], dtype=np.int64)
+    m["ws"], m["uniform"] = T.self_play(network, Position.start(rules.start).to_board(), rules.to_array(),
+                                        block_keys(seed, first_game, n_games), first_game, n_games,
+                                        DEFAULT_TURN_CAP, widths, m["ws"], m["uniform"], m["sc"], traces, lengths,
+                                        records)
+    keep = int(min(max(lengths.max(), 1), TRACE_ROWS))
+    return np.ascontiguousarray(traces[:, :keep]), lengths, records

@@ -13,13 +13,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from acesim.errors import AcesimError
-from acesim.games import DEFAULT_TURN_CAP, play_records
+from acesim.games import play_records, play_training_games
 from acesim.kernels import game as K
 from acesim.kernels import net as N
 from acesim.kernels import train as T
-from acesim.kernels.plays import new_workspace
 from acesim.kernels.strategy import new_scratch
-from acesim.kernels.uniform import new_uniform_scratch
 from acesim.model_files import (  # noqa: F401 (re-exported: callers know them from here)
     DEFAULT_WIDTH,
     MODEL_FORMAT,
@@ -32,10 +30,9 @@ from acesim.model_files import (  # noqa: F401 (re-exported: callers know them f
     shipped_model,
     shipped_path,
 )
-from acesim.position import Position
 from acesim.rules import Ruleset
 from acesim.stats import wilson
-from acesim.streams import MAX_SEED, block_keys, check_seed
+from acesim.streams import MAX_SEED, check_seed
 from acesim.strategies import learned_strategy, load_strategy
 from acesim.tasks import LocalProcesses, check_workers, interruptible, map_tasks
 
@@ -141,26 +138,6 @@ def evaluation_seed(seed: int) -> int:
 
 
 TRAIN_BATCH = 16  # games played with the same weights before their updates are applied
-TRACE_ROWS = 2048  # states kept per training game; a longer game teaches nothing (and is counted)
-
-_worker_memory: dict = {}
-
-
-def _self_play_chunk(array, board, ra, seed, first, n, width) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Play one piece of a batch (in a worker process or in the caller): traces, lengths, records."""
-    if "ws" not in _worker_memory:
-        _worker_memory.update(ws=new_workspace(), uniform=new_uniform_scratch(), sc=new_scratch(width))
-    traces = np.zeros((n, TRACE_ROWS, K.TRACE_WIDTH), dtype=np.int64)
-    lengths = np.zeros(n, dtype=np.int64)
-    records = np.zeros((n, K.N_RECORD), dtype=np.int64)
-    widths = np.array([[width, width], [width, width]], dtype=np.int64)
-    m = _worker_memory
-    m["ws"], m["uniform"] = T.self_play(array, board, ra, block_keys(seed, first, n), first, n, DEFAULT_TURN_CAP,
-                                        widths, m["ws"], m["uniform"], m["sc"], traces, lengths, records)
-    keep = int(min(max(lengths.max(), 1), TRACE_ROWS))
-    return np.ascontiguousarray(traces[:, :keep]), lengths, records
-
-
 def _pieces(first: int, n: int, parts: int) -> list[tuple[int, int]]:
     """``n`` games from ``first`` in up to ``parts`` contiguous pieces."""
     size = -(-n // parts)
@@ -204,8 +181,6 @@ def train(
     check_workers(workers)
     check_seed(seed)
     array = new_model(rules, hidden, seed, objective) if start is None else start.copy()
-    board = Position.start(rules.start).to_board()
-    ra = rules.to_array()
     sc = new_scratch(width)
     totals = np.zeros(5, dtype=np.int64)
     report = TrainingReport()
@@ -216,8 +191,8 @@ def train(
         done = 0
         while done < games:
             n = min(TRAIN_BATCH, games - done)  # batches never depend on the evaluations
-            tasks = [(array, board, ra, seed, a, m, width) for a, m in _pieces(done, n, workers)]
-            for traces, lengths, records in map_tasks(_self_play_chunk, tasks, backend):
+            tasks = [(array, rules, seed, a, m, width) for a, m in _pieces(done, n, workers)]
+            for traces, lengths, records in map_tasks(play_training_games, tasks, backend):
                 T.td_updates(array, traces, lengths, records, lam, alpha, sc, totals)
             before, done = done, done + n
             evaluation = None
