@@ -63,6 +63,8 @@ def _client(spec: str):
         return Client(spec, timeout="10s"), None
     except (OSError, TimeoutError) as error:
         raise AcesimError(f"cannot reach the Dask scheduler at {spec}: {error}") from None
+    except (TypeError, ValueError) as error:  # tls:// without Dask's TLS settings: "TLS expects a ssl_context"
+        raise AcesimError(f"cannot connect to the Dask scheduler at {spec}: {error}") from None
 
 
 @contextmanager

@@ -284,6 +284,12 @@ def test_absurd_worker_counts_are_one_line(tmp_path, args):
     assert_one_line_error(result, "must be")
 
 
+def test_tls_scheduler_without_tls_settings_is_one_line():
+    pytest.importorskip("distributed")
+    result = run("simulate", "--games", "10", "--no-progress", "--scheduler", "tls://127.0.0.1:1")
+    assert_one_line_error(result, "tls://127.0.0.1:1")
+
+
 def test_workers_are_capped_at_the_number_of_chunks(tmp_path):
     """--workers 50 with 2 chunks forks 2 processes, not 50."""
     from acesim import tasks
