@@ -7,10 +7,8 @@ errors (a missing or malformed option) are one line and exit status 2.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,9 +18,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from acesim import io as aio
 from acesim.errors import AcesimError
 from acesim.inputs import read_text
 from acesim.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED, MAX_TURN_CAP
+from acesim.tasks import check_workers
 
 app = typer.Typer(
     help="Monte Carlo statistics for Acey-Deucey and its house rules.",
@@ -61,26 +61,8 @@ def one_line_errors() -> Iterator[None]:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file, so no half-written file is left."""
-    directory = path.parent
-    if not path.name or path.is_dir():
-        raise AcesimError(f"cannot write {path}: it is a folder, not a file")
-    if not directory.is_dir():
-        raise AcesimError(f"cannot write {path}: folder {directory} does not exist")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise AcesimError(f"cannot write {path}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise AcesimError(f"cannot write {path}: {exc.strerror}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write ``text`` to ``path`` via a temporary file (``acesim.io``), so no half-written file is left."""
+    aio.write_text(path, text)
 
 
 # --- rules ------------------------------------------------------------------
@@ -193,6 +175,8 @@ def moves(
         with one_line_errors():
             if position is not None or dice is not None:
                 raise AcesimError("--batch takes its positions and dice from the file; drop --position/--dice")
+            if out is not None:
+                aio.check_target(out)  # before the answers, and never a device, FIFO or symlink
             failed = _run_batch(batch, out)
         if failed:
             typer.echo(f"acesim: error: {failed} batch line(s) could not be answered", err=True)
@@ -396,8 +380,7 @@ def simulate(
 
     with one_line_errors():
         n_workers = workers if workers is not None else sim.default_workers()
-        if n_workers <= 0:
-            raise AcesimError(f"the number of workers must be positive, got {n_workers}")
+        check_workers(n_workers)
         if scheduler is not None:
             from acesim.cluster import check_scheduler
 
@@ -422,7 +405,7 @@ def simulate(
                 dask=scheduler is not None,
             )
             if target is not None:
-                sim.prepare_output(target, force)
+                lock = sim.prepare_output(target, force)  # noqa: F841 (held for the run's life)
         with _progress_bar(plan.games * len(plan.rules), "games", progress) as advance:
             summaries = sim.run(plan, target, n_workers, advance, resume=resume is not None,
                                 scheduler=scheduler, shared_out=shared)
@@ -470,11 +453,9 @@ def ladder(
         if games <= 0:
             raise AcesimError(f"the number of games must be positive, got {games}")
         n_workers = workers if workers is not None else sim.default_workers()
-        if n_workers <= 0:
-            raise AcesimError(f"the number of workers must be positive, got {n_workers}")
+        check_workers(n_workers)
         if out is not None:
-            write_atomically(out, "")  # fail now, not after the games, if it cannot be written
-            out.unlink()
+            aio.check_target(out)  # fail now, not after the games, if it cannot be written
         total = games * len(chosen) * (len(chosen) - 1)
         with _progress_bar(total, "games", progress) as advance:
             matches = run_ladder(ruleset, chosen, games, seed, n_workers, advance, scheduler)
@@ -553,11 +534,9 @@ def train(
             raise AcesimError("--eval-every must be 0 or more and --eval-games positive")
         sizes = (sizes[0], sizes[1] if len(sizes) == 2 else 0)
         n_workers = workers if workers is not None else sim.default_workers()
-        if n_workers <= 0:
-            raise AcesimError(f"the number of workers must be positive, got {n_workers}")
+        check_workers(n_workers)
         L.new_model(ruleset, sizes, seed, objective)  # checks sizes and objective before any game
-        write_atomically(out.with_name(f".{out.name}.probe"), "")
-        out.with_name(f".{out.name}.probe").unlink()
+        aio.check_target(out)  # fail now, not after the training, if it cannot be written
         command = " ".join(["acesim", *sys.argv[1:]]) if sys.argv and "acesim" in sys.argv[0] else (
             f"acesim train --rules {rules} --games {games} --seed {seed} --hidden {hidden} --lambda {lam} "
             f"--alpha {alpha} --width {width} --objective {objective} --out {out}")
@@ -654,8 +633,7 @@ def _analysis(
         plan = R.analysis_plan(name, parts, rules, rules_file or (), rule or (), sweep, games, strategy,
                                equity_games, luck_games, ladder_games, seed, equity, out)
         n_workers = workers if workers is not None else sim.default_workers()
-        if n_workers <= 0:
-            raise AcesimError(f"the number of workers must be positive, got {n_workers}")
+        check_workers(n_workers)
         if out is not None:
             R.check_output(out, force)
         done = []
@@ -781,7 +759,8 @@ def bench_simulate(
     with one_line_errors():
         if games <= 0:
             raise AcesimError(f"the number of games must be positive, got {games}")
-        result = run(rules, strategy, games, workers or sim.default_workers(), seed)
+        result = run(rules, strategy, games, check_workers(workers if workers is not None else sim.default_workers()),
+                     seed)
     typer.echo(json.dumps(result, indent=2))
 
 
@@ -797,8 +776,9 @@ def bench_cluster(
     from acesim.bench import bench_cluster as run
 
     with one_line_errors():
-        if games <= 0 or workers <= 0:
-            raise AcesimError("games and workers must be positive")
+        if games <= 0:
+            raise AcesimError("games must be positive")
+        check_workers(workers)
         result = run(rules, strategy, games, workers, seed)
     typer.echo(json.dumps(result, indent=2))
 

@@ -1,4 +1,4 @@
-"""Chunks of a run on a Dask cluster (``pip install acesim[dask]``).
+"""The Dask backend of ``acesim.tasks.map_tasks`` (``pip install acesim[dask]``).
 
 ``--scheduler tcp://HOST:PORT`` connects to a running Dask scheduler;
 ``--scheduler local:N`` starts a ``distributed.LocalCluster`` of N worker
@@ -7,7 +7,7 @@ made before anything is submitted, so the records are the same as a local
 run's whatever the number of workers, and a task that Dask runs again after a
 worker died computes the same chunk.
 
-Who writes a chunk's Parquet file:
+Who writes a chunk's Parquet file (``acesim.simulate`` decides, from ``shares_files``):
 
 * the **worker** when every worker can reach ``--out``: a ``local:N`` cluster
   (same machine), or ``--out file:///shared/path`` naming a filesystem that
@@ -24,13 +24,12 @@ worker process, the first time a chunk runs there; ``timings`` shows it.
 
 from __future__ import annotations
 
-import io
-import os
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from acesim.errors import AcesimError
+from acesim.tasks import Backend, LocalProcesses, check_workers
 
 LOCAL = "local:"
 
@@ -39,8 +38,9 @@ def check_scheduler(spec: str) -> str:
     """``tcp://HOST:PORT`` (``tls://`` with Dask's TLS configured) or ``local:N``; else a one-line error."""
     if spec.startswith(LOCAL):
         n = spec[len(LOCAL):]
-        if not n.isdigit() or int(n) <= 0:
+        if not n.isascii() or not n.isdigit() or int(n) <= 0:
             raise AcesimError(f"--scheduler {spec!r}: local:N needs a positive number of workers")
+        check_workers(int(n), f"--scheduler {spec!r}: the number of workers")
         return spec
     for scheme in ("tcp://", "tls://"):
         if spec.startswith(scheme) and ":" in spec[len(scheme):]:
@@ -63,6 +63,8 @@ def _client(spec: str):
         return Client(spec, timeout="10s"), None
     except (OSError, TimeoutError) as error:
         raise AcesimError(f"cannot reach the Dask scheduler at {spec}: {error}") from None
+    except (TypeError, ValueError) as error:  # tls:// without Dask's TLS settings: "TLS expects a ssl_context"
+        raise AcesimError(f"cannot connect to the Dask scheduler at {spec}: {error}") from None
 
 
 @contextmanager
@@ -88,90 +90,61 @@ def cluster_address(spec: str):
         yield cluster.scheduler_address
 
 
-def submit_all(spec: str, function, arguments: list[tuple], progress=None) -> list:
-    """``function(*a)`` for each ``a`` on the cluster, results in order; cancelled on an error."""
-    with _session(spec) as (client, _):
+class Dask:
+    """Tasks on the Dask scheduler ``spec`` (a ``LocalCluster`` started for ``local:N``), open for a ``with`` block.
+
+    ``shares_files`` is true for ``local:N``, whose workers see this machine's files.
+    """
+
+    def __init__(self, spec: str) -> None:
+        self.spec = check_scheduler(spec)
+        self.shares_files = spec.startswith(LOCAL)
+        self._session = None
+        self._client = None
+
+    def __enter__(self) -> Dask:
+        self._session = _session(self.spec)
+        self._client, _ = self._session.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            session.__exit__(*exc)
+
+    def map(self, fn, tasks, on_result, stop) -> None:
+        """Submit every task, hand on results as they finish; cancel everything on a stop or an error."""
+        from distributed import as_completed
+
+        if not tasks:
+            return
+        client = self._client
         futures = []
         try:
-            futures = [client.submit(function, *a, pure=False) for a in arguments]
-            results = []
-            for i, future in enumerate(futures):
-                results.append(future.result())
-                if progress:
-                    progress(i)
-            return results
-        except BaseException:
-            client.cancel(futures)
-            raise
-
-
-def _chunk_task(plan, task, out, workers_write):
-    """On a worker: play one chunk; write it or return it as Parquet bytes."""
-    from acesim.simulate import chunk_frame, chunk_path, partial, rules_folder, write_parquet
-
-    start = time.perf_counter()
-    i, first, n = task
-    frame = chunk_frame(plan, i, first, n)
-    payload = None
-    if out is not None:
-        if workers_write:
-            write_parquet(frame, chunk_path(rules_folder(out, plan, plan.rules[i]), first, plan))
-        else:
-            for column in ("rules", "strategy_a", "strategy_b"):
-                frame[column] = frame[column].astype("category")
-            buffer = io.BytesIO()
-            frame.to_parquet(buffer, index=False)
-            payload = buffer.getvalue()
-    return (i, first), n, partial(frame), payload, os.getpid(), time.perf_counter() - start
-
-
-def _write_bytes(payload: bytes, path: Path) -> None:
-    from acesim.simulate import PARTIAL_SUFFIX
-
-    tmp = path.with_name(path.name + PARTIAL_SUFFIX)
-    try:
-        tmp.write_bytes(payload)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def run_on_cluster(plan, tasks, out, scheduler, progress, partials, stop, timings, shared_out=False) -> None:
-    """Submit every task, gather as they finish; cancel everything on a stop or an error."""
-    from distributed import as_completed
-
-    from acesim.simulate import chunk_path, rules_folder
-
-    if not tasks:
-        return
-    workers_write = scheduler.startswith(LOCAL) or shared_out
-    with _session(scheduler) as (client, _):
-        futures = []
-        try:
-            futures = [
-                client.submit(_chunk_task, plan, task, out, workers_write, pure=False,
-                              key=f"acesim-chunk-{task[0]}-{task[1]}-{time.time_ns()}")
-                for task in tasks
-            ]
+            stamp = time.time_ns()
+            futures = [client.submit(fn, *task, pure=False, key=f"acesim-{fn.__name__}-{i}-{stamp}")
+                       for i, task in enumerate(tasks)]
+            index = {future.key: i for i, future in enumerate(futures)}
             pending = as_completed(futures)
             while not pending.is_empty():
-                if stop.requested:
-                    raise KeyboardInterrupt
+                stop.check()
                 batch = pending.next_batch(block=False)
                 if not batch:
                     time.sleep(0.05)
                     continue
                 for future in batch:
-                    key, n, part, payload, pid, seconds = future.result()
-                    if payload is not None:
-                        i, first = key
-                        _write_bytes(payload, chunk_path(rules_folder(out, plan, plan.rules[i]), first, plan))
-                    partials[key] = part
-                    if timings is not None:
-                        timings.append((pid, seconds))
-                    if progress:
-                        progress(n)
+                    on_result(index[future.key], future.result())
         except BaseException:
             client.cancel(futures)
             raise
+
+
+@contextmanager
+def backend_for(workers: int = 1, scheduler: str | None = None) -> Iterator[Backend]:
+    """The backend of a command's ``--workers`` and ``--scheduler``, open for the block."""
+    if scheduler is not None:
+        with Dask(scheduler) as dask:
+            yield dask
+        return
+    with LocalProcesses(workers) as local:
+        yield local

@@ -1,4 +1,10 @@
-"""Whole games from Python: rules, strategies and a seed in, one records table out."""
+"""Whole games from Python: rules, strategies and a seed in, one records table out; training games.
+
+The entry points that play games for records (``play_records``,
+``play_games``) and for training (``play_training_games``) live here; the
+traces of the equity and luck analyses are still played in
+``acesim.analysis.equity``.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +13,14 @@ import pandas as pd
 
 from acesim.errors import AcesimError
 from acesim.kernels import game as K
+from acesim.kernels import train as T
 from acesim.kernels.plays import new_workspace
 from acesim.kernels.strategy import new_scratch
 from acesim.kernels.uniform import new_uniform_scratch
 from acesim.position import Position
 from acesim.rules import RULES_VERSION, Ruleset
 from acesim.streams import block_keys, check_seed
-from acesim.strategies import Strategy, load_strategy, lowered
+from acesim.strategies import Strategy, as_strategy, lowered
 
 # No preset's random games come near it (see tests/test_games.py); a game that
 # reaches it is recorded as unfinished, never as a win.
@@ -22,10 +29,6 @@ DEFAULT_TURN_CAP = 10_000
 # The columns every records table has before the kernel's counters.
 ID_COLUMNS = ("game", "seed", "rules", "rules_version", "strategy_a", "strategy_b")
 COLUMNS = ID_COLUMNS + K.RECORD_COLUMNS
-
-
-def _strategy(s: Strategy | str) -> Strategy:
-    return s if isinstance(s, Strategy) else load_strategy(s)
 
 
 def play_records(
@@ -103,6 +106,37 @@ def play_games(
     turn_cap: int = DEFAULT_TURN_CAP,
 ) -> pd.DataFrame:
     """``n_games`` games of ``strategy_a`` (seat A) against ``strategy_b`` (seat B), one row per game."""
-    a, b = _strategy(strategy_a), _strategy(strategy_b)
+    a, b = as_strategy(strategy_a), as_strategy(strategy_b)
     records = play_records(rules, a, b, seed, first_game, n_games, turn_cap)
     return records_frame(records, rules, a, b, seed, first_game)
+
+
+TRACE_ROWS = 2048  # states kept per training game; a longer game teaches nothing (and is counted)
+
+# Scratch memory of this process's training games, made at the first call and
+# reused by the next batches (a batch is only 16 games).
+_training_memory: dict = {}
+
+
+def play_training_games(
+    network: np.ndarray, rules: Ruleset, seed: int, first_game: int, n_games: int, width: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Self-play games of ``network`` (both seats) for TD training: traces, their lengths, records.
+
+    Game ``g`` plays the dice of game ``g`` of ``seed``; doubles segments are
+    searched with a beam of ``width``.  Traces are cut to the longest game's
+    length (at most ``TRACE_ROWS``).
+    """
+    m = _training_memory
+    if "ws" not in m:
+        m.update(ws=new_workspace(), uniform=new_uniform_scratch(), sc=new_scratch(width))
+    traces = np.zeros((n_games, TRACE_ROWS, K.TRACE_WIDTH), dtype=np.int64)
+    lengths = np.zeros(n_games, dtype=np.int64)
+    records = np.zeros((n_games, K.N_RECORD), dtype=np.int64)
+    widths = np.array([[width, width], [width, width]], dtype=np.int64)
+    m["ws"], m["uniform"] = T.self_play(network, Position.start(rules.start).to_board(), rules.to_array(),
+                                        block_keys(seed, first_game, n_games), first_game, n_games,
+                                        DEFAULT_TURN_CAP, widths, m["ws"], m["uniform"], m["sc"], traces, lengths,
+                                        records)
+    keep = int(min(max(lengths.max(), 1), TRACE_ROWS))
+    return np.ascontiguousarray(traces[:, :keep]), lengths, records

@@ -14,11 +14,13 @@ from itertools import combinations
 
 import pandas as pd
 
+from acesim.cluster import backend_for
 from acesim.errors import AcesimError
 from acesim.rules import Ruleset
 from acesim.simulate import make_plan, run
 from acesim.stats import wilson
 from acesim.strategies import Strategy
+from acesim.tasks import check_workers
 
 
 @dataclass(frozen=True)
@@ -43,34 +45,33 @@ def ladder(
     progress: Callable[[int], None] | None = None,
     scheduler: str | None = None,
 ) -> list[Match]:
-    """Every pair of ``strategies``, ``games`` games in each seat order (on Dask with ``scheduler``)."""
-    if scheduler is not None:
-        from acesim.cluster import cluster_address
+    """Every pair of ``strategies``, ``games`` games in each seat order (on Dask with ``scheduler``).
 
-        with cluster_address(scheduler) as address:
-            return _ladder(rules, strategies, games, seed, workers, progress, address)
-    return _ladder(rules, strategies, games, seed, workers, progress, None)
-
-
-def _ladder(rules, strategies, games, seed, workers, progress, scheduler) -> list[Match]:
+    One backend (worker processes or a Dask session) serves every pairing.
+    """
+    check_workers(workers)
     specs = [s.spec for s in strategies]
     if len(strategies) < 2:
         raise AcesimError("a ladder needs at least two strategies")
     for spec in specs:
         if specs.count(spec) > 1:
             raise AcesimError(f"strategy {spec!r} is given twice")
-    matches = []
-    for x, y in combinations(strategies, 2):
-        wins, finished, unfinished = 0, 0, 0
-        for a, b in ((x, y), (y, x)):
-            plan = make_plan([rules], a, b, games, seed, workers=workers)
-            (doc,) = run(plan, None, workers, progress, scheduler=scheduler)
-            a_wins = doc["seat_a_wins"]
-            wins += a_wins if a is x else doc["finished"] - a_wins
-            finished += doc["finished"]
-            unfinished += doc["unfinished"]
-        matches.append(Match(x.spec, y.spec, finished, wins, unfinished))
-    return matches
+    with backend_for(workers, scheduler) as backend:
+        return [_match(rules, x, y, games, seed, workers, progress, backend)
+                for x, y in combinations(strategies, 2)]
+
+
+def _match(rules, x, y, games, seed, workers, progress, backend) -> Match:
+    """Both seat orders of ``x`` against ``y`` on the same game indices."""
+    wins, finished, unfinished = 0, 0, 0
+    for a, b in ((x, y), (y, x)):
+        plan = make_plan([rules], a, b, games, seed, workers=workers)
+        (doc,) = run(plan, None, workers, progress, backend=backend)
+        a_wins = doc["seat_a_wins"]
+        wins += a_wins if a is x else doc["finished"] - a_wins
+        finished += doc["finished"]
+        unfinished += doc["unfinished"]
+    return Match(x.spec, y.spec, finished, wins, unfinished)
 
 
 def ladder_table(matches: Sequence[Match], strategies: Sequence[Strategy]) -> pd.DataFrame:

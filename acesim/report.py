@@ -10,15 +10,11 @@ an error or an interrupt never leaves a half-written report.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import html
 import json
 import math
-import os
 import re
-import shutil
-import tempfile
-from concurrent.futures import ProcessPoolExecutor
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -27,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 from markdown_it import MarkdownIt
 
-from acesim import __version__
+from acesim import __version__, io
 from acesim.analysis import bonus as B
 from acesim.analysis import compare as C
 from acesim.analysis.elo import bradley_terry, skill_spread
@@ -35,11 +31,14 @@ from acesim.analysis.equity import equity_models, trace_games
 from acesim.analysis.luck import FORMULAS, luck_summary, trace_luck
 from acesim.errors import AcesimError
 from acesim.games import play_games
+from acesim.cluster import backend_for
 from acesim.ladder import ladder, ladder_table
+from acesim.model_files import load_model, model_path
 from acesim.rules import RULES_VERSION, Ruleset, load_rulesets
 from acesim.stats import Z95, wilson
 from acesim.strategies import load_strategy
 from acesim.streams import check_seed
+from acesim.tasks import check_workers, map_tasks
 
 REPORT_MARK = "report.json"  # marks a folder as an acesim report (for --force)
 PARTS = ("compare", "bonus", "luck")
@@ -87,8 +86,6 @@ class ReportPlan:
             for r in self.rulesets:
                 chosen.check_rules(r)
         if self.equity.startswith("learned:"):
-            from acesim.learned import load_model, model_path
-
             model = load_model(model_path(self.equity[len("learned:"):]))
             for r in self.rulesets:
                 model.check_rules(r)
@@ -202,27 +199,15 @@ def _one_rule_set(plan: ReportPlan, index: int) -> RuleSetResult:
 def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | None = None) -> list[RuleSetResult]:
     """Run every rule set's games and analyses, ``workers`` rule sets at a time (or one Dask task each)."""
     plan.check()
+    check_workers(workers)
     n = len(plan.rulesets)
-    if scheduler is not None:
-        from acesim.cluster import submit_all
 
-        return submit_all(scheduler, _one_rule_set, [(plan, i) for i in range(n)],
-                          lambda i: progress(plan.rulesets[i].name) if progress else None)
-    if workers <= 1 or n == 1:
-        results = []
-        for i in range(n):
-            results.append(_one_rule_set(plan, i))
-            if progress:
-                progress(plan.rulesets[i].name)
-        return results
-    with ProcessPoolExecutor(max_workers=min(workers, n)) as pool:
-        futures = [pool.submit(_one_rule_set, plan, i) for i in range(n)]
-        results = []
-        for i, future in enumerate(futures):
-            results.append(future.result())
-            if progress:
-                progress(plan.rulesets[i].name)
-    return results
+    def done(i: int, result: RuleSetResult) -> None:
+        if progress:
+            progress(plan.rulesets[i].name)
+
+    with backend_for(min(workers, n), scheduler) as backend:
+        return map_tasks(_one_rule_set, [(plan, i) for i in range(n)], backend, done)
 
 
 # --- tables ---------------------------------------------------------------------------
@@ -543,19 +528,19 @@ def _markdown_to_html(lines: list[str], images: dict[str, bytes]) -> str:
             f"<style>{style}</style></head><body>\n" + body + "</body></html>\n")
 
 
+def _is_report(out: Path) -> bool:
+    return (out / REPORT_MARK).exists()
+
+
 def check_output(out: Path, force: bool) -> None:
     """Refuse an existing output unless ``force`` and it is an acesim report; check the parent."""
     out = Path(out)
-    if out.exists():
+    if out.exists() or out.is_symlink():
         if not force:
             raise AcesimError(f"output {out} already exists; use --force to replace it")
-        if not out.is_dir() or (any(out.iterdir()) and not (out / REPORT_MARK).exists()):
+        if out.is_symlink() or not out.is_dir() or (any(out.iterdir()) and not _is_report(out)):
             raise AcesimError(f"refusing to replace {out}: it is not an acesim report folder")
-    parent = out.parent
-    if not parent.is_dir():
-        raise AcesimError(f"cannot write {out}: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise AcesimError(f"cannot write {out}: folder {parent} is not writable")
+    io.check_parent(out)
 
 
 def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool = False) -> Path:
@@ -563,7 +548,7 @@ def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool
     check_output(out, force)
     t = tables(plan, results)
     figs = figures(plan, results, t)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    staging = io.staging_folder(out)
     try:
         (staging / "figures").mkdir()
         (staging / "tables").mkdir()
@@ -595,12 +580,13 @@ def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool
             "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
         (staging / REPORT_MARK).write_text(json.dumps(meta, indent=2, default=str) + "\n")
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(staging, out)
+    except OSError as error:
+        io.remove_folder(staging)
+        raise AcesimError(f"cannot write {out}: {error.strerror or error}") from None
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        io.remove_folder(staging)
         raise
+    io.replace_folder(staging, out)
     return out / "report.html"
 
 

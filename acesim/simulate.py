@@ -13,32 +13,36 @@ rolls the same dice under each of them (common random numbers).
 
 from __future__ import annotations
 
+import io as pyio
 import json
 import math
-import multiprocessing
 import os
 import shutil
-import signal
+import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from acesim import __version__
+from acesim import __version__, io, tasks
+from acesim.cluster import backend_for
 from acesim.errors import AcesimError
 from acesim.games import COLUMNS, DEFAULT_TURN_CAP, play_records, records_frame
+from acesim.kernels.evaluate import N_FEATURES
+from acesim.kernels.strategy import LEARNED
 from acesim.rules import RULES_VERSION, Ruleset, load_rulesets
 from acesim.streams import check_seed
-from acesim.kernels.strategy import LEARNED
 from acesim.strategies import Strategy, load_strategy
 from acesim.summary import merge, partial, summarize, table_rows
+from acesim.tasks import Backend, check_workers, map_tasks
 
 PLAN_FILE = "plan.json"
 SUMMARY_JSON = "summary.json"
 SUMMARY_CSV = "summary.csv"
 RECORDS_DIR = "records"
-PARTIAL_SUFFIX = ".partial"
+PARTIAL_SUFFIX = io.PARTIAL_SUFFIX
 MAX_CHUNK = 100_000
 MIN_DASK_CHUNK = 2_000
 
@@ -95,7 +99,10 @@ def _strategy_from_doc(d: dict, where: str) -> Strategy:
         if s.model_sha256 != d["model_sha256"]:
             raise AcesimError(f"{where}: the model of {d['spec']} has changed since the run began: start a new run")
         return s
-    return Strategy(d["spec"], int(d["kind"]), int(d["width"]), tuple(float(w) for w in d["weights"]),
+    weights = tuple(float(w) for w in d["weights"])
+    if len(weights) != N_FEATURES or not all(math.isfinite(w) for w in weights):
+        raise AcesimError(f"{where}: the weights of strategy {d['spec']} are not {N_FEATURES} finite numbers")
+    return Strategy(d["spec"], int(d["kind"]), int(d["width"]), weights,
                     choice_width=int(d["choice_width"]), description=str(d.get("description", "")))
 
 
@@ -110,7 +117,11 @@ def plan_from_description(doc: dict, where: str = "plan.json") -> Plan:
             )
         rules = tuple(Ruleset(**knobs, name=name) for name, knobs in doc["rules"].items())
         a, b = (_strategy_from_doc(d, where) for d in (doc["strategies"]["a"], doc["strategies"]["b"]))
-        plan = Plan(rules, a, b, int(doc["games"]), int(doc["seed"]), int(doc["chunk_size"]), int(doc["turn_cap"]))
+        games, seed, chunk_size, turn_cap = (int(doc[k]) for k in ("games", "seed", "chunk_size", "turn_cap"))
+        if min(games, chunk_size, turn_cap) <= 0 or chunk_size > games:
+            raise AcesimError(f"{where}: games {games}, chunk size {chunk_size} and turn cap {turn_cap} "
+                              "must be positive, the chunk size at most the games")
+        plan = Plan(rules, a, b, games, check_seed(seed), chunk_size, turn_cap)
     except AcesimError:
         raise
     except (KeyError, TypeError, ValueError) as error:
@@ -230,43 +241,23 @@ def make_plan(
 
 
 def default_workers() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+    return tasks.default_workers()
 
 
 # --- the output folder --------------------------------------------------------------
 
 
 def _is_acesim_output(path: Path) -> bool:
-    if not path.is_dir():
-        return False
-    entries = list(path.iterdir())
-    return not entries or (path / PLAN_FILE).exists()
+    return (path / PLAN_FILE).exists()
 
 
-def prepare_output(out: Path, force: bool) -> None:
-    """Check that ``out`` can be written, then create it (empty).  Nothing is written on error."""
-    out = Path(out)
-    if out.exists() or out.is_symlink():
-        if not force:
-            raise AcesimError(f"output {out} already exists; use --force to replace it")
-        if not _is_acesim_output(out):
-            raise AcesimError(f"refusing to replace {out}: it is not an acesim output folder")
-    parent = out.parent if str(out.parent) else Path(".")
-    if parent.exists() and not parent.is_dir():
-        raise AcesimError(f"cannot write {out}: {parent} is not a folder")
-    if not parent.is_dir():
-        raise AcesimError(f"cannot write {out}: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise AcesimError(f"cannot write {out}: folder {parent} is not writable")
-    if out.exists():
-        shutil.rmtree(out)
-    try:
-        out.mkdir()
-    except OSError as error:
-        raise AcesimError(f"cannot write {out}: {error.strerror}") from None
+def prepare_output(out: Path, force: bool) -> io.FolderLock:
+    """Check that ``out`` can be written, then create it (or empty it, with ``force``).
+
+    Returns the folder's lock, held (``run`` takes it again, re-entrantly); a
+    folder another run is writing is refused.  Nothing is written on error.
+    """
+    return io.prepare_folder(out, force, _is_acesim_output, "output")
 
 
 def rules_folder(out: Path, plan: Plan, ruleset: Ruleset) -> Path:
@@ -278,37 +269,57 @@ def chunk_path(folder: Path, first_game: int, plan: Plan) -> Path:
     return folder / RECORDS_DIR / f"chunk-{first_game // plan.chunk_size:06d}.parquet"
 
 
-def _write_json(path: Path, doc: dict) -> None:
-    tmp = path.with_name(path.name + PARTIAL_SUFFIX)
-    tmp.write_text(json.dumps(doc, indent=2) + "\n")
-    os.replace(tmp, path)
-
-
-def _write_frame_csv(path: Path, frame: pd.DataFrame) -> None:
-    tmp = path.with_name(path.name + PARTIAL_SUFFIX)
-    frame.to_csv(tmp, index=False)
-    os.replace(tmp, path)
+def _categorical(frame: pd.DataFrame) -> pd.DataFrame:
+    for column in ("rules", "strategy_a", "strategy_b"):
+        frame[column] = frame[column].astype("category")
+    return frame
 
 
 def write_parquet(frame: pd.DataFrame, path: Path) -> None:
     """Write ``frame`` to ``path`` through a temporary name, so a kill leaves no half file."""
-    for column in ("rules", "strategy_a", "strategy_b"):
-        frame[column] = frame[column].astype("category")
-    tmp = path.with_name(path.name + PARTIAL_SUFFIX)
-    try:
-        frame.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    frame = _categorical(frame)
+    io.write_atomically(path, lambda tmp: frame.to_parquet(tmp, index=False))
+
+
+def _planned_chunks(folder: Path) -> set[str] | None:
+    """The chunk file names the ``plan.json`` of ``folder`` (or of its run folder) plans, if it has one."""
+    for place in (folder, folder.parent):
+        try:
+            doc = json.loads((place / PLAN_FILE).read_text())
+            chunks = int(doc["chunks"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if place == folder.parent and folder.name not in doc.get("rules", {}):
+            continue
+        return {f"chunk-{k:06d}.parquet" for k in range(chunks)}
+    return None
 
 
 def read_records(folder: Path) -> pd.DataFrame:
-    """All records of one rule set's folder, in game order."""
-    files = sorted((Path(folder) / RECORDS_DIR).glob("chunk-*.parquet"))
+    """All records of one rule set's folder, in game order.
+
+    Only the chunks its run's plan names are read: a stray file (a copy, a
+    chunk of a larger earlier run) would otherwise add games twice.
+    """
+    folder = Path(folder)
+    planned = _planned_chunks(folder)
+    files = sorted(f for f in (folder / RECORDS_DIR).glob("chunk-*.parquet")
+                   if f.is_file() and (planned is None or f.name in planned))
     if not files:
         raise AcesimError(f"no records in {folder}")
     return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True).sort_values("game", ignore_index=True)
+
+
+def remove_strays(out: Path, plan: Plan) -> None:
+    """Remove the chunk files under ``out`` that ``plan`` does not name; refuse folders in their place."""
+    for ruleset in plan.rules:
+        records = rules_folder(out, plan, ruleset) / RECORDS_DIR
+        planned = {chunk_path(records.parent, first, plan) for first, _ in plan.chunks()}
+        for path in records.iterdir():
+            if path.is_dir() and not path.is_symlink():
+                raise AcesimError(f"cannot resume {out}: {path} is a folder, not a chunk file; remove it")
+            if path.name.startswith("chunk-") and path not in planned:
+                path.unlink()
 
 
 def valid_chunk(path: Path, plan: Plan, ruleset: Ruleset, first_game: int, n_games: int) -> pd.DataFrame | None:
@@ -317,7 +328,7 @@ def valid_chunk(path: Path, plan: Plan, ruleset: Ruleset, first_game: int, n_gam
     A truncated or corrupted file fails to read; a file from another plan has
     other games, seed or rules.  Either way the chunk is played again.
     """
-    if not path.is_file():
+    if not path.is_file() or path.is_symlink():
         return None
     try:
         frame = pd.read_parquet(path)
@@ -356,31 +367,20 @@ def chunk_frame(plan: Plan, rules_index: int, first_game: int, n_games: int) -> 
     return records_frame(records, ruleset, plan.strategy_a, plan.strategy_b, plan.seed, first_game)
 
 
-def _init_worker() -> None:
-    # Ctrl-C reaches the whole process group; the parent decides what stops.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # A forked worker inherits the parent's SIGTERM flag; Pool.terminate() needs
-    # SIGTERM to end it.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-def _run_task(args) -> tuple[tuple[int, int], int, dict]:
-    plan, (rules_index, first_game, n_games), out = args
-    return (rules_index, first_game), n_games, run_chunk(plan, rules_index, first_game, n_games, out)
-
-
-class _Stop:
-    """Set by SIGINT or SIGTERM; the parent's loop notices it between results."""
-
-    def __init__(self) -> None:
-        self.requested = False
-
-    def __call__(self, signum, frame) -> None:
-        self.requested = True
-
-
-def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
+def _chunk_task(plan: Plan, task: tuple[int, int, int], out: Path | None, workers_write: bool) -> tuple:
+    """On a worker: play one chunk; write it, or return it as Parquet bytes for the parent to write."""
+    start = time.perf_counter()
+    i, first, n = task
+    frame = chunk_frame(plan, i, first, n)
+    payload = None
+    if out is not None:
+        if workers_write:
+            write_parquet(frame, chunk_path(rules_folder(out, plan, plan.rules[i]), first, plan))
+        else:
+            buffer = pyio.BytesIO()
+            _categorical(frame).to_parquet(buffer, index=False)
+            payload = buffer.getvalue()
+    return partial(frame), payload, os.getpid(), time.perf_counter() - start
 
 
 def run(
@@ -392,6 +392,7 @@ def run(
     scheduler: str | None = None,
     timings: list | None = None,
     shared_out: bool = False,
+    backend: Backend | None = None,
 ) -> list[dict]:
     """Run ``plan``; return one summary document per rule set (also written under ``out``).
 
@@ -400,21 +401,44 @@ def run(
     the complete chunk files stay, no summary is written, and
     ``KeyboardInterrupt`` is raised.  With ``resume`` the chunks whose files
     under ``out`` are complete and belong to this plan are read, not played.
-    ``scheduler`` sends the chunks to a Dask cluster (``acesim.cluster``);
-    ``timings`` then receives ``(worker pid, seconds)`` per chunk played.
+    The chunks run on ``backend`` if given, else on ``workers`` local
+    processes or, with ``scheduler``, on a Dask cluster (``acesim.cluster``);
+    ``timings`` receives ``(worker pid, seconds)`` per chunk played.  ``out``
+    is locked for the run (a second run into it is refused); a run that fails
+    before any chunk is complete removes what it wrote, so it can be rerun
+    without ``--force``.
     """
-    if workers <= 0:
-        raise AcesimError(f"the number of workers must be positive, got {workers}")
+    check_workers(workers)
     out = Path(out) if out is not None else None
+    with io.locked(out), ExitStack() as stack:
+        if backend is None:
+            backend = stack.enter_context(backend_for(workers, scheduler))
+        try:
+            partials = _run_chunks(plan, out, backend, progress, resume, timings, shared_out)
+        except BaseException:
+            if out is not None:
+                io.remove_partials(out)
+                if not resume:
+                    _remove_if_nothing_played(out, plan)
+            raise
+        try:
+            return _write_summaries(plan, out, partials)
+        except AcesimError as error:  # only files are written here: a full disk, a vanished folder
+            raise AcesimError(f"{error}; every chunk is complete: acesim simulate --resume {out} "
+                              "writes the summaries") from None
+
+
+def _run_chunks(plan, out, backend, progress, resume, timings, shared_out) -> dict[tuple[int, int], dict]:
+    """Every chunk's partial sums, keyed by (rule set index, first game): read on resume, else played."""
     tasks = [(i, first, n) for i in range(len(plan.rules)) for first, n in plan.chunks()]
     partials: dict[tuple[int, int], dict] = {}
     if out is not None:
-        _write_json(out / PLAN_FILE, plan.describe())
+        io.write_json(out / PLAN_FILE, plan.describe())
         for ruleset in plan.rules:
             (rules_folder(out, plan, ruleset) / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
-        for stale in out.rglob(f"*{PARTIAL_SUFFIX}"):
-            stale.unlink(missing_ok=True)
+        io.remove_partials(out)
     if resume and out is not None:
+        remove_strays(out, plan)
         missing = []
         for task in tasks:
             i, first, n = task
@@ -428,33 +452,39 @@ def run(
                 if progress:
                     progress(n)
         tasks = missing
-    pooled = (workers > 1 and len(tasks) > 1) or scheduler is not None
-    stop = _Stop()
-    # In-process chunks are jitted code that a flag cannot interrupt: there a
-    # signal raises as soon as the chunk returns.  With workers the parent only
-    # waits, so a flag it polls is the robust way to stop.
-    handler = stop if pooled else _raise_interrupt
-    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        if scheduler is not None:
-            from acesim.cluster import run_on_cluster
+    workers_write = backend.shares_files or shared_out
 
-            run_on_cluster(plan, tasks, out, scheduler, progress, partials, stop, timings, shared_out)
-        elif pooled:
-            _run_pool(plan, tasks, out, workers, progress, partials, stop)
-        else:
-            for task in tasks:
-                partials[task[:2]] = run_chunk(plan, *task, out)
-                if progress:
-                    progress(task[2])
-    except KeyboardInterrupt:
-        if out is not None:
-            for stale in out.rglob(f"*{PARTIAL_SUFFIX}"):
-                stale.unlink(missing_ok=True)
-        raise
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
+    def done(k: int, result: tuple) -> None:
+        i, first, n = tasks[k]
+        part, payload, pid, seconds = result
+        if payload is not None:
+            io.write_bytes(chunk_path(rules_folder(out, plan, plan.rules[i]), first, plan), payload)
+        partials[(i, first)] = part
+        if timings is not None:
+            timings.append((pid, seconds))
+        if progress:
+            progress(n)
+
+    map_tasks(_chunk_task, [(plan, task, out, workers_write) for task in tasks], backend, done)
+    return partials
+
+
+def _remove_if_nothing_played(out: Path, plan: Plan) -> None:
+    """Remove the folder of a run that failed before its first chunk (it holds only the plan)."""
+    folders = [rules_folder(out, plan, r) / RECORDS_DIR for r in plan.rules]
+    if any(f.is_dir() and any(f.glob("chunk-*.parquet")) for f in folders):
+        return  # complete chunks: --resume finishes the run
+    for f in folders:
+        if f.is_dir() and not any(f.iterdir()):
+            f.rmdir()
+        if f.parent != out and f.parent.is_dir() and not any(f.parent.iterdir()):
+            f.parent.rmdir()
+    (out / PLAN_FILE).unlink(missing_ok=True)
+    if [p.name for p in out.iterdir()] in ([], [io.LOCK_FILE]):
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def _write_summaries(plan: Plan, out: Path | None, partials: dict) -> list[dict]:
     summaries = []
     for i, ruleset in enumerate(plan.rules):
         merged = merge([partials[(i, first)] for first, _ in plan.chunks()])
@@ -472,34 +502,8 @@ def run(
         summaries.append(doc)
         if out is not None:
             folder = rules_folder(out, plan, ruleset)
-            _write_json(folder / SUMMARY_JSON, doc)
-            _write_frame_csv(folder / SUMMARY_CSV, pd.DataFrame(table_rows(doc)))
+            io.write_json(folder / SUMMARY_JSON, doc)
+            io.write_csv(folder / SUMMARY_CSV, pd.DataFrame(table_rows(doc)))
     if out is not None and len(plan.rules) > 1:
-        _write_frame_csv(out / SUMMARY_CSV, pd.DataFrame([row for d in summaries for row in table_rows(d)]))
+        io.write_csv(out / SUMMARY_CSV, pd.DataFrame([row for d in summaries for row in table_rows(d)]))
     return summaries
-
-
-def _run_pool(plan, tasks, out, workers, progress, partials, stop: _Stop) -> None:
-    """Chunks on ``workers`` processes; on a stop request or an error they are killed."""
-    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    pool = context.Pool(workers, initializer=_init_worker)
-    try:
-        results = pool.imap_unordered(_run_task, [(plan, task, out) for task in tasks])
-        for _ in tasks:
-            while True:
-                if stop.requested:
-                    raise KeyboardInterrupt
-                try:
-                    key, n, part = results.next(timeout=0.1)
-                    break
-                except multiprocessing.TimeoutError:
-                    continue
-            partials[key] = part
-            if progress:
-                progress(n)
-    except BaseException:
-        pool.terminate()
-        pool.join()
-        raise
-    pool.close()
-    pool.join()

@@ -24,6 +24,7 @@ from acesim.errors import AcesimError
 from acesim.inputs import read_text
 from acesim.kernels.evaluate import FEATURES, N_FEATURES
 from acesim.kernels.strategy import LEARNED, LINEAR, MAX_WIDTH, RANDOM
+from acesim.model_files import DEFAULT_WIDTH, load_model, model_path, refuse_other_rules
 
 RANDOM_NAME = "random"
 # Scores add weight x feature over features of at most a few hundred; beyond
@@ -51,8 +52,6 @@ class Strategy:
     def check_rules(self, rules) -> None:
         """A learned strategy plays only the rules its model was trained under."""
         if self.kind == LEARNED:
-            from acesim.learned import refuse_other_rules
-
             refuse_other_rules(f"strategy {self.spec}", self.model_rules, self.model_knobs, rules)
 
 
@@ -160,8 +159,6 @@ def _search_width(spec: str, search: str, default: int) -> int:
 
 
 def _learned(spec: str, name: str, search: str) -> Strategy:
-    from acesim.learned import DEFAULT_WIDTH, load_model, model_path
-
     if not name:
         raise AcesimError("strategy 'learned:' needs a model: learned:PATH.npz or learned:NAME of a shipped model")
     width = _search_width(spec, search, DEFAULT_WIDTH)
@@ -171,6 +168,11 @@ def _learned(spec: str, name: str, search: str) -> Strategy:
         description=f"1-ply search with the network of {model.path} (trained under {model.rules_name})",
         model_rules=model.rules_name, model_knobs=model.knobs, model_sha256=model.sha256,
     )
+
+
+def as_strategy(s: Strategy | str) -> Strategy:
+    """``s`` itself, or the strategy its spec names."""
+    return s if isinstance(s, Strategy) else load_strategy(s)
 
 
 def learned_strategy(array: np.ndarray, rules, spec: str, width: int) -> Strategy:

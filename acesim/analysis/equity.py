@@ -18,7 +18,7 @@ import pandas as pd
 
 from acesim.analysis.logistic import LogisticFit, fit_logistic
 from acesim.errors import AcesimError
-from acesim.games import DEFAULT_TURN_CAP, _strategy
+from acesim.games import DEFAULT_TURN_CAP
 from acesim.kernels import game as K
 from acesim.kernels import luck as LK
 from acesim.kernels import net as NK
@@ -26,11 +26,12 @@ from acesim.kernels.net import LOGISTIC_TAG
 from acesim.kernels.plays import new_workspace
 from acesim.kernels.strategy import new_scratch
 from acesim.kernels.uniform import new_uniform_scratch
+from acesim.model_files import load_model, model_path, shipped_model
 from acesim.position import Position
 from acesim.rules import Ruleset
 from acesim.stats import wilson
 from acesim.streams import block_keys, check_seed
-from acesim.strategies import Strategy, lowered
+from acesim.strategies import Strategy, as_strategy, lowered
 
 TRACE_ROWS = 4096  # rolls kept per game; a longer game is left out of the trace (and counted)
 
@@ -65,7 +66,7 @@ def trace_games(
     if n_games <= 0:
         raise AcesimError(f"the number of games must be positive, got {n_games}")
     check_seed(seed)
-    a, b = _strategy(strategy_a), _strategy(strategy_b)
+    a, b = as_strategy(strategy_a), as_strategy(strategy_b)
     kinds, widths, weights = lowered(a, b, rules)
     keys = block_keys(seed, first_game, n_games)
     first_block = first_game // K.GAMES_PER_BLOCK
@@ -205,8 +206,6 @@ def equity_models(
     bins).  The Brier score itself also rewards sharpness, which is not
     what calibration asks.
     """
-    from acesim.learned import load_model, model_path, shipped_model
-
     learned_model = None
     if equity.startswith("learned:"):
         learned_model = load_model(model_path(equity[len("learned:"):]))
@@ -250,7 +249,7 @@ def _fit(rules, strategy, games, seed, holdout):
         raise AcesimError(f"the equity model needs at least 10 games, got {games}")
     if not 0 < holdout < 1:
         raise AcesimError(f"the held-out share must be between 0 and 1, got {holdout}")
-    s = _strategy(strategy)
+    s = as_strategy(strategy)
     traces = trace_games(rules, s, s, seed, 0, games)
     frame = positions(traces)
     cut = traces.games[int(len(traces.games) * (1 - holdout))]

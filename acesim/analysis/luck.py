@@ -25,7 +25,6 @@ import pandas as pd
 
 from acesim.analysis.equity import EquityModel, Traces, trace_games
 from acesim.errors import AcesimError
-from acesim.games import _strategy
 from acesim.kernels import game as K
 from acesim.kernels import luck as LK
 from acesim.kernels.layout import BAR, HOME_TOP, N_POINTS, OPP_BAR, OPP_WAITING, WAITING
@@ -34,7 +33,7 @@ from acesim.kernels.strategy import RANDOM, new_scratch
 from acesim.kernels.uniform import new_uniform_scratch
 from acesim.rules import Ruleset
 from acesim.stats import Z95, wilson
-from acesim.strategies import Strategy, lowered
+from acesim.strategies import Strategy, as_strategy, lowered
 
 FORMULAS = (
     "luck(s, r) = W(s, r) - sum_r' p(r') W(s, r'),  p = 1/36 for a double, 2/36 otherwise "
@@ -56,7 +55,7 @@ def trace_luck(
     V, W of the roll that came, mean W, value after, luck, and the 21 W's
     as ``w_AB`` columns); ``games`` one row per game (see ``game_luck``).
     """
-    a, b = _strategy(strategy_a), _strategy(strategy_b)
+    a, b = as_strategy(strategy_a), as_strategy(strategy_b)
     if RANDOM in (a.kind, b.kind):
         raise AcesimError(
             "per-roll luck needs strategies that play deterministically; 'random' has no single play "

@@ -1,0 +1,167 @@
+"""Model files of the learned player: read, check, write; no game is played here.
+
+A model file is a NumPy ``.npz`` with two arrays and nothing pickled:
+
+* ``model``: the flat network of ``acesim.kernels.net`` (header, then weights);
+* ``meta``: a JSON text: format, acesim and rules versions, the rule set it was
+  trained under (name and every knob), the training settings (games, seed,
+  lambda, step size, layer sizes, search width), the command that made it,
+  and the evaluations against ``expert`` run during training.
+
+A model belongs to one rule set: playing it under other rules is refused, as
+its values were learned from those rules' games.  ``learned:NAME`` without a
+path names a model shipped in ``acesim/models/``.
+
+This module imports neither the game layer nor the strategies, so that
+loading a strategy can load its model (``acesim.strategies``) and training
+(``acesim.learned``) can play games, without an import circle.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io as pyio
+import json
+import os
+import zipfile
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from acesim import __version__, io
+from acesim.errors import AcesimError
+from acesim.kernels import net as N
+from acesim.rules import KNOBS, RULES_VERSION, Ruleset
+
+MODEL_FORMAT = 1
+DEFAULT_WIDTH = 4  # beam width of doubles segments while training and playing
+
+
+@dataclass(frozen=True)
+class LearnedModel:
+    """A loaded model: its network, the rules it belongs to, and how it was made."""
+
+    path: str
+    array: np.ndarray = field(repr=False, compare=False)
+    rules_name: str
+    knobs: tuple[tuple[str, Any], ...]
+    meta: dict = field(repr=False, compare=False)
+    sha256: str = ""
+
+    @property
+    def hidden(self) -> tuple[int, int]:
+        return int(self.array[N.M_HIDDEN1]), int(self.array[N.M_HIDDEN2])
+
+    @property
+    def has_points(self) -> bool:
+        return int(self.array[N.M_OUTPUTS]) > 1
+
+    def check_rules(self, rules: Ruleset) -> None:
+        """Refuse rules other than the model's own, in one line."""
+        refuse_other_rules(f"model {self.path}", self.rules_name, self.knobs, rules)
+
+
+def refuse_other_rules(what: str, trained_under: str, knobs: tuple, rules: Ruleset) -> None:
+    """One line naming the knobs that differ, when ``rules`` are not those a network was trained under."""
+    if dict(knobs) != rules.knobs():
+        differ = [k for k, v in knobs if rules.knobs()[k] != v]
+        raise AcesimError(
+            f"{what} was trained under rules {trained_under!r}; these games use "
+            f"{rules.name!r}, which differ in {', '.join(differ)}: train a model for them"
+        )
+
+
+def model_dir() -> Path:
+    return Path(str(resources.files("acesim").joinpath("models")))
+
+
+def shipped_path(name: str) -> Path:
+    return model_dir() / f"{name}.npz"
+
+
+def shipped_model(rules: Ruleset) -> LearnedModel | None:
+    """The model shipped for ``rules``, if one was trained under exactly these knobs."""
+    path = shipped_path(rules.base or rules.name)
+    if not path.exists():
+        return None
+    model = load_model(path)
+    return model if dict(model.knobs) == rules.knobs() else None
+
+
+def save_model(path: Path, array: np.ndarray, rules: Ruleset, meta: dict) -> None:
+    """Write a model file through a temporary name and a rename."""
+    doc = {
+        "format": MODEL_FORMAT,
+        "acesim_version": __version__,
+        "rules_version": RULES_VERSION,
+        "encoding": N.ENCODING_VERSION,
+        "rules": {"name": rules.name, **rules.knobs()},
+        **meta,
+    }
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise AcesimError(f"cannot write model {path}: {error.strerror}") from None
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as handle:
+            np.savez_compressed(handle, model=array, meta=np.array(json.dumps(doc, indent=1)))
+
+    io.write_atomically(path, write)
+
+
+def load_model(path: str | Path) -> LearnedModel:
+    """Read and check a model file; any defect is a one-line ``AcesimError``."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise AcesimError(f"cannot read model {path}: {error.strerror}") from None
+    try:
+        with np.load(pyio.BytesIO(raw), allow_pickle=False) as data:
+            array = np.asarray(data["model"], dtype=np.float64)
+            meta = json.loads(str(data["meta"]))
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError, json.JSONDecodeError) as error:
+        raise AcesimError(f"{path} is not an acesim model file ({type(error).__name__})") from None
+    where = f"model {path}"
+    if not isinstance(meta, dict) or meta.get("format") != MODEL_FORMAT:
+        raise AcesimError(f"{where} has format {meta.get('format') if isinstance(meta, dict) else None!r}; "
+                          f"this acesim reads format {MODEL_FORMAT}")
+    if array.ndim != 1 or len(array) < N.HEADER or array[N.M_TAG] != N.NET_TAG:
+        raise AcesimError(f"{where} holds no network")
+    if int(array[N.M_ENCODING]) != N.ENCODING_VERSION or int(array[N.M_INPUTS]) != N.N_NET_INPUTS:
+        raise AcesimError(
+            f"{where} encodes positions with {int(array[N.M_INPUTS])} inputs (encoding "
+            f"{int(array[N.M_ENCODING])}); this acesim uses {N.N_NET_INPUTS} (encoding {N.ENCODING_VERSION})"
+        )
+    h1, h2, k = int(array[N.M_HIDDEN1]), int(array[N.M_HIDDEN2]), int(array[N.M_OUTPUTS])
+    if not (1 <= h1 <= N.MAX_HIDDEN and 0 <= h2 <= N.MAX_HIDDEN and 1 <= k <= N.MAX_OUTPUTS):
+        raise AcesimError(f"{where} has impossible layer sizes {h1}, {h2}, {k}")
+    expected = N.HEADER + N.n_parameters(N.N_NET_INPUTS, h1, h2, k)
+    if len(array) != expected:
+        raise AcesimError(f"{where} has {len(array)} numbers; its layer sizes need {expected}")
+    if not np.isfinite(array).all():
+        raise AcesimError(f"{where} has weights that are not finite numbers")
+    if meta.get("rules_version") != RULES_VERSION:
+        raise AcesimError(f"{where} was trained under rules version {meta.get('rules_version')}; "
+                          f"this acesim plays rules version {RULES_VERSION}")
+    rules = meta.get("rules")
+    if not isinstance(rules, dict) or set(rules) != {"name", *KNOBS}:
+        raise AcesimError(f"{where} does not record every rule knob it was trained under")
+    knobs = tuple((k, rules[k]) for k in KNOBS)
+    return LearnedModel(str(path), array, str(rules["name"]), knobs, meta, hashlib.sha256(raw).hexdigest())
+
+
+def model_path(name: str) -> Path:
+    """``learned:NAME``'s file: a path, or the name of a shipped model."""
+    if name.endswith(".npz") or "/" in name or os.sep in name:
+        return Path(name)
+    path = shipped_path(name)
+    if not path.exists():
+        shipped = sorted(p.stem for p in model_dir().glob("*.npz"))
+        raise AcesimError(f"no shipped model {name!r}; shipped: {', '.join(shipped) or 'none'}")
+    return path
