@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import random
+import resource
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from acesim import simulate as sim
+from acesim.cluster import cluster_address
 from acesim.errors import AcesimError
+from acesim.games import play_records
+from acesim.kernels import game as K
 from acesim.kernels import layout as L
 from acesim.kernels.plays import (
     FULL,
@@ -17,8 +26,10 @@ from acesim.kernels.plays import (
     new_workspace,
     segment_of,
 )
-from acesim.rules import PRESETS
+from acesim.openspiel_bridge import random_states
+from acesim.rules import PRESETS, load_ruleset
 from acesim.sampling import sample_positions
+from acesim.strategies import load_strategy
 
 
 PASSES = 7
@@ -81,7 +92,6 @@ def _time_python_calls(boards: np.ndarray, dice: np.ndarray, rules: np.ndarray) 
 
 
 def _time_openspiel(n_positions: int, seed: int) -> list[BenchRow]:
-    from acesim.openspiel_bridge import random_states
 
     samples = random_states(n_positions, seed)
     rows = []
@@ -167,10 +177,6 @@ class GamesRow:
 
 def _games_case(ruleset, strategy, n_games: int, seed: int):
     """A function timing one run of ``n_games`` self-play games (process CPU time); the kernels compiled first."""
-    from acesim.games import play_records
-    from acesim.kernels import game as K
-    from acesim.strategies import load_strategy
-
     s = load_strategy(strategy)
     play_records(ruleset, s, s, seed, 0, 2)  # compile or load the kernels
     runs = 0
@@ -191,7 +197,6 @@ def _openspiel_games_per_s(n_games: int, seed: int) -> list[GamesRow]:
         import pyspiel
     except ImportError:
         return []
-    import random
 
     game = pyspiel.load_game("backgammon")
     rng = random.Random(seed)
@@ -272,15 +277,6 @@ def format_games_table(rows: list[GamesRow], markdown: bool = False) -> str:
 
 def bench_simulate(rules: str, strategy: str, games: int, workers: int, seed: int) -> dict:
     """Wall time, games/s and peak memory of a full ``simulate`` run writing Parquet to a temp folder."""
-    import resource
-    import shutil
-    import tempfile
-    from pathlib import Path
-
-    from acesim import simulate as sim
-    from acesim.rules import load_ruleset
-    from acesim.strategies import load_strategy
-
     s = load_strategy(strategy)
     plan = sim.make_plan([load_ruleset(rules)], s, s, games, seed, workers=workers)
     folder = Path(tempfile.mkdtemp(prefix="acesim-bench-"))
@@ -331,15 +327,6 @@ def bench_cluster(rules: str, strategy: str, games: int, workers: int, seed: int
     games/s and the Dask overhead per chunk ``(wall_dask - wall_local) /
     chunks`` with its share of the local wall time.
     """
-    import shutil
-    import tempfile
-    from pathlib import Path
-
-    from acesim import simulate as sim
-    from acesim.cluster import cluster_address
-    from acesim.rules import load_ruleset
-    from acesim.strategies import load_strategy
-
     s = load_strategy(strategy)
     ruleset = load_ruleset(rules)
     sizes = chunk_sizes or (sim.default_chunk_size(games, workers, dask=True), sim.default_chunk_size(games, workers),

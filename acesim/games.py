@@ -1,12 +1,13 @@
 """Whole games from Python: rules, strategies and a seed in, one records table out; training games.
 
-The entry points that play games for records (``play_records``,
-``play_games``) and for training (``play_training_games``) live here; the
-traces of the equity and luck analyses are still played in
-``acesim.analysis.equity``.
+Every entry point that plays games lives here: for records
+(``play_records``, ``play_games``), for the traces the equity and luck
+analyses read (``trace_games``), and for training (``play_training_games``).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -109,6 +110,71 @@ def play_games(
     a, b = as_strategy(strategy_a), as_strategy(strategy_b)
     records = play_records(rules, a, b, seed, first_game, n_games, turn_cap)
     return records_frame(records, rules, a, b, seed, first_game)
+
+
+ANALYSIS_TRACE_ROWS = 4096  # rolls kept per traced game; a longer game is left out (and counted)
+
+
+@dataclass
+class Traces:
+    """Traced games: their records and every roll (``K.TRACE_WIDTH`` columns), game by game."""
+
+    games: np.ndarray  # game indices
+    records: np.ndarray  # one kernel record row per game
+    rolls: np.ndarray  # all traced rolls, concatenated
+    start: np.ndarray  # per game: its first row in ``rolls``; one extra entry at the end
+    too_long: int  # games whose rolls did not fit ANALYSIS_TRACE_ROWS (not included)
+
+    def game_rolls(self, i: int) -> np.ndarray:
+        return self.rolls[self.start[i] : self.start[i + 1]]
+
+
+def trace_games(
+    rules: Ruleset,
+    strategy_a: Strategy | str,
+    strategy_b: Strategy | str,
+    seed: int,
+    first_game: int,
+    n_games: int,
+    turn_cap: int = DEFAULT_TURN_CAP,
+) -> Traces:
+    """Play games ``first_game ..`` exactly as ``play_games`` does, keeping every roll.
+
+    Unfinished games (turn cap) are left out: they have no result to learn from.
+    """
+    if n_games <= 0:
+        raise AcesimError(f"the number of games must be positive, got {n_games}")
+    check_seed(seed)
+    a, b = as_strategy(strategy_a), as_strategy(strategy_b)
+    kinds, widths, weights = lowered(a, b, rules)
+    keys = block_keys(seed, first_game, n_games)
+    first_block = first_game // K.GAMES_PER_BLOCK
+    start = Position.start(rules.start).to_board()
+    ra = rules.to_array()
+    ws, uniform, sc = new_workspace(), new_uniform_scratch(), new_scratch(int(widths.max()))
+    trace = np.zeros((ANALYSIS_TRACE_ROWS, K.TRACE_WIDTH), dtype=np.int64)
+    record = np.zeros(K.N_RECORD, dtype=np.int64)
+    games, records, parts, starts = [], [], [], [0]
+    too_long = 0
+    for g in range(first_game, first_game + n_games):
+        ws, uniform, n = K.play_traced_game(
+            start, ra, keys[g // K.GAMES_PER_BLOCK - first_block], g, turn_cap, kinds, widths,
+            weights, ws, uniform, sc, record, trace,
+        )
+        if record[K.UNFINISHED]:
+            continue
+        if n > ANALYSIS_TRACE_ROWS:
+            too_long += 1
+            continue
+        games.append(g)
+        records.append(record.copy())
+        parts.append(trace[:n].copy())
+        starts.append(starts[-1] + n)
+    if not games:
+        raise AcesimError("no finished game to trace")
+    return Traces(
+        np.array(games), np.array(records), np.concatenate(parts), np.array(starts), too_long
+    )
 
 
 TRACE_ROWS = 2048  # states kept per training game; a longer game teaches nothing (and is counted)

@@ -27,13 +27,17 @@ from acesim import __version__, io
 from acesim.analysis import bonus as B
 from acesim.analysis import compare as C
 from acesim.analysis.elo import bradley_terry, skill_spread
-from acesim.analysis.equity import equity_models, trace_games
+from acesim.analysis.equity import equity_models
 from acesim.analysis.luck import FORMULAS, luck_summary, trace_luck
 from acesim.errors import AcesimError
-from acesim.games import play_games
+from acesim.games import play_games, trace_games
 from acesim.cluster import backend_for
 from acesim.ladder import ladder, ladder_table
 from acesim.model_files import load_model, model_path
+from acesim.plots import bonus as PB
+from acesim.plots import compare as PC
+from acesim.plots import elo as PE
+from acesim.plots import luck as PL
 from acesim.rules import RULES_VERSION, Ruleset, load_rulesets
 from acesim.stats import Z95, wilson
 from acesim.strategies import load_strategy
@@ -279,11 +283,6 @@ def tables(plan: ReportPlan, results: list[RuleSetResult]) -> dict[str, pd.DataF
 
 def figures(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFrame]) -> dict:
     """Every chart of the report, by name (each is written as ``figures/NAME.png``)."""
-    from acesim.plots import bonus as PB
-    from acesim.plots import compare as PC
-    from acesim.plots import elo as PE
-    from acesim.plots import luck as PL
-
     names = [r.rules.name for r in results]
     figs = {}
     if plan.needs("compare"):

@@ -18,85 +18,15 @@ import pandas as pd
 
 from acesim.analysis.logistic import LogisticFit, fit_logistic
 from acesim.errors import AcesimError
-from acesim.games import DEFAULT_TURN_CAP
+from acesim.games import Traces, trace_games
 from acesim.kernels import game as K
 from acesim.kernels import luck as LK
 from acesim.kernels import net as NK
 from acesim.kernels.net import LOGISTIC_TAG
-from acesim.kernels.plays import new_workspace
-from acesim.kernels.strategy import new_scratch
-from acesim.kernels.uniform import new_uniform_scratch
 from acesim.model_files import load_model, model_path, shipped_model
-from acesim.position import Position
 from acesim.rules import Ruleset
 from acesim.stats import wilson
-from acesim.streams import block_keys, check_seed
-from acesim.strategies import Strategy, as_strategy, lowered
-
-TRACE_ROWS = 4096  # rolls kept per game; a longer game is left out of the trace (and counted)
-
-
-@dataclass
-class Traces:
-    """Traced games: their records and every roll (``K.TRACE_WIDTH`` columns), game by game."""
-
-    games: np.ndarray  # game indices
-    records: np.ndarray  # one kernel record row per game
-    rolls: np.ndarray  # all traced rolls, concatenated
-    start: np.ndarray  # per game: its first row in ``rolls``; one extra entry at the end
-    too_long: int  # games whose rolls did not fit TRACE_ROWS (not included)
-
-    def game_rolls(self, i: int) -> np.ndarray:
-        return self.rolls[self.start[i] : self.start[i + 1]]
-
-
-def trace_games(
-    rules: Ruleset,
-    strategy_a: Strategy | str,
-    strategy_b: Strategy | str,
-    seed: int,
-    first_game: int,
-    n_games: int,
-    turn_cap: int = DEFAULT_TURN_CAP,
-) -> Traces:
-    """Play games ``first_game ..`` exactly as ``play_games`` does, keeping every roll.
-
-    Unfinished games (turn cap) are left out: they have no result to learn from.
-    """
-    if n_games <= 0:
-        raise AcesimError(f"the number of games must be positive, got {n_games}")
-    check_seed(seed)
-    a, b = as_strategy(strategy_a), as_strategy(strategy_b)
-    kinds, widths, weights = lowered(a, b, rules)
-    keys = block_keys(seed, first_game, n_games)
-    first_block = first_game // K.GAMES_PER_BLOCK
-    start = Position.start(rules.start).to_board()
-    ra = rules.to_array()
-    ws, uniform, sc = new_workspace(), new_uniform_scratch(), new_scratch(int(widths.max()))
-    trace = np.zeros((TRACE_ROWS, K.TRACE_WIDTH), dtype=np.int64)
-    record = np.zeros(K.N_RECORD, dtype=np.int64)
-    games, records, parts, starts = [], [], [], [0]
-    too_long = 0
-    for g in range(first_game, first_game + n_games):
-        ws, uniform, n = K.play_traced_game(
-            start, ra, keys[g // K.GAMES_PER_BLOCK - first_block], g, turn_cap, kinds, widths,
-            weights, ws, uniform, sc, record, trace,
-        )
-        if record[K.UNFINISHED]:
-            continue
-        if n > TRACE_ROWS:
-            too_long += 1
-            continue
-        games.append(g)
-        records.append(record.copy())
-        parts.append(trace[:n].copy())
-        starts.append(starts[-1] + n)
-    if not games:
-        raise AcesimError("no finished game to trace")
-    return Traces(
-        np.array(games), np.array(records), np.concatenate(parts), np.array(starts), too_long
-    )
-
+from acesim.strategies import Strategy, as_strategy
 
 def positions(traces: Traces) -> pd.DataFrame:
     """One row per traced roll: game, seat on roll, its model inputs, and whether it won."""

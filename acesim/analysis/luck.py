@@ -23,8 +23,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from acesim.analysis.equity import EquityModel, Traces, trace_games
+from acesim.analysis.equity import EquityModel
 from acesim.errors import AcesimError
+from acesim.games import Traces
 from acesim.kernels import game as K
 from acesim.kernels import luck as LK
 from acesim.kernels.layout import BAR, HOME_TOP, N_POINTS, OPP_BAR, OPP_WAITING, WAITING
