@@ -524,15 +524,9 @@ def train(
             raise AcesimError(f"the model file must end in .npz, got {out}")
         if out.exists() and not force:
             raise AcesimError(f"{out} exists; use --force to replace it")
-        try:
-            sizes = [int(x) for x in hidden.split(",")]
-        except ValueError:
-            sizes = []
-        if len(sizes) not in (1, 2):
-            raise AcesimError(f"--hidden takes one or two sizes, like 80 or 64,32; got {hidden!r}")
+        sizes = L.parse_hidden(hidden)
         if eval_every < 0 or eval_games <= 0:
             raise AcesimError("--eval-every must be 0 or more and --eval-games positive")
-        sizes = (sizes[0], sizes[1] if len(sizes) == 2 else 0)
         n_workers = workers if workers is not None else sim.default_workers()
         check_workers(n_workers)
         L.new_model(ruleset, sizes, seed, objective)  # checks sizes and objective before any game
@@ -557,14 +551,7 @@ def train(
             array, result = L.train(ruleset, games, seed, sizes, lam, alpha, width,
                                     eval_every=eval_every or games, eval_games=eval_games,
                                     objective=objective, progress=report, workers=n_workers)
-        meta = {
-            "command": command,
-            "training": {"games": result.games, "workers": n_workers, "seed": seed, "lambda": lam, "alpha": alpha,
-                         "hidden": list(sizes), "width": width, "objective": objective,
-                         "states": result.states, "unfinished": result.unfinished,
-                         "too_long": result.too_long, "seconds": round(result.seconds, 1)},
-            "evaluations": result.evaluations,
-        }
+        meta = L.training_metadata(command, result, n_workers, seed, lam, alpha, sizes, width, objective)
         L.save_model(out, array, ruleset, meta)
     final = result.evaluations[-1]
     low, high = final["win_rate_ci95"]

@@ -31,7 +31,7 @@ from acesim.model_files import (  # noqa: F401 (re-exported: callers know them f
     shipped_path,
 )
 from acesim.rules import Ruleset
-from acesim.stats import wilson
+from acesim.stats import Z95, wilson
 from acesim.streams import MAX_SEED, check_seed
 from acesim.strategies import learned_strategy, load_strategy
 from acesim.tasks import LocalProcesses, check_workers, interruptible, map_tasks
@@ -86,6 +86,30 @@ class TrainingReport:
     evaluations: list[dict] = field(default_factory=list)
 
 
+def parse_hidden(text: str) -> tuple[int, int]:
+    """``--hidden``: one layer size, or two comma-separated (the second 0 when absent)."""
+    try:
+        sizes = [int(x) for x in text.split(",")]
+    except ValueError:
+        sizes = []
+    if len(sizes) not in (1, 2):
+        raise AcesimError(f"--hidden takes one or two sizes, like 80 or 64,32; got {text!r}")
+    return sizes[0], sizes[1] if len(sizes) == 2 else 0
+
+
+def training_metadata(command: str, report: TrainingReport, workers: int, seed: int, lam: float, alpha: float,
+                      hidden: tuple[int, int], width: int, objective: str) -> dict:
+    """The ``meta`` a trained model is saved with: the command and settings that reproduce it, and its results."""
+    return {
+        "command": command,
+        "training": {"games": report.games, "workers": workers, "seed": seed, "lambda": lam, "alpha": alpha,
+                     "hidden": list(hidden), "width": width, "objective": objective,
+                     "states": report.states, "unfinished": report.unfinished,
+                     "too_long": report.too_long, "seconds": round(report.seconds, 1)},
+        "evaluations": report.evaluations,
+    }
+
+
 def _evaluation_half(array, rules, opponent, half, seed, width, seat) -> np.ndarray:
     """The records of one seat order of an evaluation: the network in seat ``seat``."""
     me = learned_strategy(array, rules, "learned", width)
@@ -113,7 +137,7 @@ def evaluate(array: np.ndarray, rules: Ruleset, opponent: str, games: int, seed:
     pair = ((points_a + points_b) / 2.0)[done]
     low, high = wilson(wins, n)
     mean = float(pair.mean()) if len(pair) else float("nan")
-    half_width = 1.96 * float(pair.std(ddof=1)) / np.sqrt(len(pair)) if len(pair) > 1 else float("nan")
+    half_width = Z95 * float(pair.std(ddof=1)) / np.sqrt(len(pair)) if len(pair) > 1 else float("nan")
     return {
         "opponent": opponent,
         "games": n,

@@ -33,6 +33,7 @@ import numpy as np
 
 from acesim import __version__, io
 from acesim.errors import AcesimError
+from acesim.inputs import read_bytes
 from acesim.kernels import net as N
 from acesim.rules import KNOBS, RULES_VERSION, Ruleset
 
@@ -117,10 +118,7 @@ def save_model(path: Path, array: np.ndarray, rules: Ruleset, meta: dict) -> Non
 def load_model(path: str | Path) -> LearnedModel:
     """Read and check a model file; any defect is a one-line ``AcesimError``."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise AcesimError(f"cannot read model {path}: {error.strerror}") from None
+    raw = read_bytes(path, "model")
     try:
         with np.load(pyio.BytesIO(raw), allow_pickle=False) as data:
             array = np.asarray(data["model"], dtype=np.float64)

@@ -14,6 +14,7 @@ rolls the same dice under each of them (common random numbers).
 from __future__ import annotations
 
 import io as pyio
+import hashlib
 import json
 import math
 import os
@@ -31,6 +32,7 @@ from acesim.cluster import backend_for
 from acesim.errors import AcesimError
 from acesim.games import COLUMNS, DEFAULT_TURN_CAP, play_records, records_frame
 from acesim.kernels.evaluate import N_FEATURES
+from acesim.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_TURN_CAP
 from acesim.kernels.strategy import LEARNED
 from acesim.rules import RULES_VERSION, Ruleset, load_rulesets
 from acesim.streams import check_seed
@@ -39,6 +41,8 @@ from acesim.summary import merge, partial, summarize, table_rows
 from acesim.tasks import Backend, check_workers, map_tasks
 
 PLAN_FILE = "plan.json"
+# rule-set folder names stay well inside a filesystem name (255 bytes)
+MAX_FOLDER_NAME = 200
 SUMMARY_JSON = "summary.json"
 SUMMARY_CSV = "summary.csv"
 RECORDS_DIR = "records"
@@ -220,6 +224,12 @@ def make_plan(
     """A checked plan; every bad input is a one-line ``AcesimError``."""
     if games <= 0:
         raise AcesimError(f"the number of games must be positive, got {games}")
+    if games > MAX_GAMES:
+        raise AcesimError(f"the number of games must be at most {MAX_GAMES:,}, got {games}")
+    if chunk_size is not None and chunk_size > MAX_CHUNK_SIZE:
+        raise AcesimError(f"the chunk size must be at most {MAX_CHUNK_SIZE:,} games, got {chunk_size}")
+    if turn_cap > MAX_TURN_CAP:
+        raise AcesimError(f"the turn cap must be at most {MAX_TURN_CAP:,}, got {turn_cap}")
     if chunk_size is not None and chunk_size <= 0:
         raise AcesimError(f"the chunk size must be positive, got {chunk_size}")
     if turn_cap <= 0:
@@ -261,8 +271,17 @@ def prepare_output(out: Path, force: bool) -> io.FolderLock:
 
 
 def rules_folder(out: Path, plan: Plan, ruleset: Ruleset) -> Path:
-    """Where one rule set's records and summary go: ``out`` itself, or ``out/NAME`` for several."""
-    return out if len(plan.rules) == 1 else out / ruleset.name
+    """Where one rule set's records and summary go: ``out`` itself, or ``out/NAME`` for several.
+
+    A name grown long by its overrides is cut and tagged with its digest, so
+    the folder name fits the filesystem's 255 bytes and stays distinct.
+    """
+    if len(plan.rules) == 1:
+        return out
+    name = ruleset.name
+    if len(name.encode("utf-8")) > MAX_FOLDER_NAME:
+        name = f"{name[:MAX_FOLDER_NAME - 20]}-{hashlib.sha256(ruleset.name.encode()).hexdigest()[:12]}"
+    return out / name
 
 
 def chunk_path(folder: Path, first_game: int, plan: Plan) -> Path:

@@ -268,3 +268,37 @@ def test_report_html_escapes_text_and_embeds_images():
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert '<figure><img alt="A chart" src="data:image/png;base64,iVBORw==">' in html
     assert "<p><figure>" not in html
+
+
+# --- the library checks the same bounds ------------------------------------------------------
+
+
+def test_make_plan_refuses_sizes_beyond_the_limits():
+    from acesim.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_TURN_CAP
+    from acesim.simulate import make_plan
+
+    rules, s = [Ruleset.preset("navy")], load_strategy("racer")
+    with pytest.raises(AcesimError, match="at most"):
+        make_plan(rules, s, s, MAX_GAMES + 1, 1)
+    with pytest.raises(AcesimError, match="chunk size must be at most"):
+        make_plan(rules, s, s, 10, 1, chunk_size=MAX_CHUNK_SIZE + 1)
+    with pytest.raises(AcesimError, match="turn cap must be at most"):
+        make_plan(rules, s, s, 10, 1, turn_cap=MAX_TURN_CAP + 1)
+
+
+def test_rule_set_folders_fit_a_file_name_however_long_the_overrides_make_the_name():
+    from acesim.simulate import make_plan, rules_folder
+
+    knobs = [("doubles_extra_roll", "false"), ("bar_first", "false"), ("bar_entry", "doubles-only"),
+             ("home", "locked"), ("bearoff", "standard"), ("scoring", "per-checker"), ("opening", "use"),
+             ("home_after_all_in", "free"), ("stakes_double_on_1_2", "true"), ("start", "backgammon"),
+             ("doubles", "four"), ("bonus_needs_full_use", "false"), ("acey_deucey_extra_roll", "false")]
+    long_a = load_ruleset("european", [f"{k}={v}" for k, v in knobs])
+    long_b = load_ruleset("european", [f"{k}={v}" for k, v in knobs] + ["acey_deucey=roll-die"])
+    assert len(long_a.name) > 255
+    plan = make_plan([long_a, long_b], load_strategy("racer"), load_strategy("racer"), 10, 1)
+    folders = {rules_folder(Path("out"), plan, r).name for r in (long_a, long_b)}
+    assert len(folders) == 2 and all(len(f.encode()) <= 255 for f in folders)
+    short = make_plan([Ruleset.preset("navy"), Ruleset.preset("european")], load_strategy("racer"),
+                      load_strategy("racer"), 10, 1)
+    assert rules_folder(Path("out"), short, Ruleset.preset("navy")) == Path("out/navy")
