@@ -10,7 +10,6 @@ import errno
 import json
 import os
 import signal
-import stat
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from acesim.errors import AcesimError
 from acesim.position import Position
 from acesim.rules import Ruleset
 from acesim.strategies import load_strategy
+from tests.devices import device_node
 from tests.test_cli import assert_one_line_error
 
 runner = CliRunner()
@@ -41,19 +41,9 @@ def _no_partials(folder: Path) -> bool:
     return not [p for p in folder.rglob("*") if p.name.endswith(".partial")]
 
 
-def _device_node(tmp_path: Path) -> Path:
-    """A character device like /dev/full, made in ``tmp_path``: a test must never risk a real one."""
-    path = tmp_path / "full"
-    try:
-        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 7))
-    except PermissionError:
-        pytest.skip("making a device node needs root")
-    return path
-
-
 def _target(tmp_path: Path, kind: str, suffix: str = ".csv") -> Path:
     if kind == "device":
-        return _device_node(tmp_path)
+        return device_node(tmp_path)
     if kind == "fifo":
         path = tmp_path / f"fifo{suffix}"
         os.mkfifo(path)

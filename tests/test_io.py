@@ -8,7 +8,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -18,20 +17,11 @@ import pytest
 
 from acesim import io
 from acesim.errors import AcesimError
+from tests.devices import device_node
 
 
 def _no_partials(folder: Path) -> bool:
     return not [p for p in folder.rglob("*") if p.name.endswith(io.PARTIAL_SUFFIX)]
-
-
-def _device_node(tmp_path: Path) -> Path:
-    """A character device like /dev/full, made in ``tmp_path``: a test must never risk a real one."""
-    path = tmp_path / "full"
-    try:
-        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 7))
-    except PermissionError:
-        pytest.skip("making a device node needs root")
-    return path
 
 
 def _special_targets(tmp_path: Path) -> dict[str, Path]:
@@ -43,7 +33,7 @@ def _special_targets(tmp_path: Path) -> dict[str, Path]:
     link.symlink_to(real)
     folder = tmp_path / "folder"
     folder.mkdir()
-    return {"device": _device_node(tmp_path), "fifo": fifo, "symlink": link, "folder": folder}
+    return {"device": device_node(tmp_path), "fifo": fifo, "symlink": link, "folder": folder}
 
 
 @pytest.mark.parametrize("kind", ["device", "fifo", "symlink", "folder"])
