@@ -22,7 +22,7 @@ from acesim import io as aio
 from acesim.errors import AcesimError
 from acesim.inputs import read_text
 from acesim.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED, MAX_TURN_CAP
-from acesim.tasks import check_workers
+from acesim.tasks import check_workers, default_workers
 
 app = typer.Typer(
     help="Monte Carlo statistics for Acey-Deucey and its house rules.",
@@ -58,11 +58,6 @@ def one_line_errors() -> Iterator[None]:
     except KeyboardInterrupt:
         typer.echo("acesim: interrupted", err=True)
         raise typer.Exit(130) from None
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file (``acesim.io``), so no half-written file is left."""
-    aio.write_text(path, text)
 
 
 # --- rules ------------------------------------------------------------------
@@ -224,7 +219,7 @@ def _run_batch(batch: Path, out: Optional[Path]) -> int:
     if out is None:
         sys.stdout.write(text)
     else:
-        write_atomically(out, text)
+        aio.write_text(out, text)
     return failed
 
 
@@ -379,7 +374,7 @@ def simulate(
     from acesim.strategies import load_strategy
 
     with one_line_errors():
-        n_workers = workers if workers is not None else sim.default_workers()
+        n_workers = workers if workers is not None else default_workers()
         check_workers(n_workers)
         if scheduler is not None:
             from acesim.cluster import check_scheduler
@@ -436,7 +431,6 @@ def ladder(
     progress: ProgressOption = True,
 ) -> None:
     """Round-robin of strategies, both seats, win rates with 95% intervals."""
-    from acesim import simulate as sim
     from acesim.ladder import ladder as run_ladder, ladder_matrix, ladder_table
     from acesim.strategies import load_strategy, strategy_names
 
@@ -452,7 +446,7 @@ def ladder(
         chosen = [load_strategy(s, strategies_file) for s in specs]
         if games <= 0:
             raise AcesimError(f"the number of games must be positive, got {games}")
-        n_workers = workers if workers is not None else sim.default_workers()
+        n_workers = workers if workers is not None else default_workers()
         check_workers(n_workers)
         if out is not None:
             aio.check_target(out)  # fail now, not after the games, if it cannot be written
@@ -481,7 +475,7 @@ def ladder(
         console.print(t)
     if out is not None:
         with one_line_errors():
-            write_atomically(out, table.to_csv(index=False))
+            aio.write_text(out, table.to_csv(index=False))
 
 
 @app.command("train")
@@ -511,7 +505,6 @@ def train(
 ) -> None:
     """Train the learned player by TD(lambda) self-play and write its model file."""
     from acesim import learned as L
-    from acesim import simulate as sim
 
     with one_line_errors():
         rule_sets = _rule_sets(rules, rule)
@@ -527,7 +520,7 @@ def train(
         sizes = L.parse_hidden(hidden)
         if eval_every < 0 or eval_games <= 0:
             raise AcesimError("--eval-every must be 0 or more and --eval-games positive")
-        n_workers = workers if workers is not None else sim.default_workers()
+        n_workers = workers if workers is not None else default_workers()
         check_workers(n_workers)
         L.new_model(ruleset, sizes, seed, objective)  # checks sizes and objective before any game
         aio.check_target(out)  # fail now, not after the training, if it cannot be written
@@ -614,12 +607,11 @@ def _analysis(
     from rich.markdown import Markdown
 
     from acesim import report as R
-    from acesim import simulate as sim
 
     with one_line_errors():
         plan = R.analysis_plan(name, parts, rules, rules_file or (), rule or (), sweep, games, strategy,
                                equity_games, luck_games, ladder_games, seed, equity, out)
-        n_workers = workers if workers is not None else sim.default_workers()
+        n_workers = workers if workers is not None else default_workers()
         check_workers(n_workers)
         if out is not None:
             R.check_output(out, force)
@@ -740,13 +732,12 @@ def bench_simulate(
     seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Root seed.")] = 2026,
 ) -> None:
     """A full simulate run into a temporary folder: wall time, games/s, peak memory."""
-    from acesim import simulate as sim
     from acesim.bench import bench_simulate as run
 
     with one_line_errors():
         if games <= 0:
             raise AcesimError(f"the number of games must be positive, got {games}")
-        result = run(rules, strategy, games, check_workers(workers if workers is not None else sim.default_workers()),
+        result = run(rules, strategy, games, check_workers(workers if workers is not None else default_workers()),
                      seed)
     typer.echo(json.dumps(result, indent=2))
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from acesim import __version__, io, tasks
+from acesim import __version__, io
 from acesim.cluster import backend_for
 from acesim.errors import AcesimError
 from acesim.games import COLUMNS, DEFAULT_TURN_CAP, play_records, records_frame
@@ -248,10 +248,6 @@ def make_plan(
     check_seed(seed)
     size = chunk_size or default_chunk_size(games, workers, dask)
     return Plan(tuple(rules), strategy_a, strategy_b, games, seed, min(size, games), turn_cap)
-
-
-def default_workers() -> int:
-    return tasks.default_workers()
 
 
 # --- the output folder --------------------------------------------------------------
