@@ -236,6 +236,11 @@ ProgressOption = Annotated[
 ]
 
 
+def _worker_count(workers: int | None) -> int:
+    """``--workers``, every core when not given; a one-line error outside 1..MAX_WORKERS."""
+    return check_workers(workers if workers is not None else default_workers())
+
+
 def _rule_sets(spec: str, overrides: list[str] | None):
     from acesim.rules import load_rulesets
 
@@ -374,8 +379,7 @@ def simulate(
     from acesim.strategies import load_strategy
 
     with one_line_errors():
-        n_workers = workers if workers is not None else default_workers()
-        check_workers(n_workers)
+        n_workers = _worker_count(workers)
         if scheduler is not None:
             from acesim.cluster import check_scheduler
 
@@ -446,8 +450,7 @@ def ladder(
         chosen = [load_strategy(s, strategies_file) for s in specs]
         if games <= 0:
             raise AcesimError(f"the number of games must be positive, got {games}")
-        n_workers = workers if workers is not None else default_workers()
-        check_workers(n_workers)
+        n_workers = _worker_count(workers)
         if out is not None:
             aio.check_target(out)  # fail now, not after the games, if it cannot be written
         total = games * len(chosen) * (len(chosen) - 1)
@@ -520,8 +523,7 @@ def train(
         sizes = L.parse_hidden(hidden)
         if eval_every < 0 or eval_games <= 0:
             raise AcesimError("--eval-every must be 0 or more and --eval-games positive")
-        n_workers = workers if workers is not None else default_workers()
-        check_workers(n_workers)
+        n_workers = _worker_count(workers)
         L.new_model(ruleset, sizes, seed, objective)  # checks sizes and objective before any game
         aio.check_target(out)  # fail now, not after the training, if it cannot be written
         command = " ".join(["acesim", *sys.argv[1:]]) if sys.argv and "acesim" in sys.argv[0] else (
@@ -611,8 +613,7 @@ def _analysis(
     with one_line_errors():
         plan = R.analysis_plan(name, parts, rules, rules_file or (), rule or (), sweep, games, strategy,
                                equity_games, luck_games, ladder_games, seed, equity, out)
-        n_workers = workers if workers is not None else default_workers()
-        check_workers(n_workers)
+        n_workers = _worker_count(workers)
         if out is not None:
             R.check_output(out, force)
         done = []
@@ -737,7 +738,7 @@ def bench_simulate(
     with one_line_errors():
         if games <= 0:
             raise AcesimError(f"the number of games must be positive, got {games}")
-        result = run(rules, strategy, games, check_workers(workers if workers is not None else default_workers()),
+        result = run(rules, strategy, games, _worker_count(workers),
                      seed)
     typer.echo(json.dumps(result, indent=2))
 
