@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from numba import njit
 
 from acesim.kernels import layout as L
-from acesim.kernels.board import legal_moves, occupied_mask, open_mask
+from acesim.kernels.board import RANK_BAR, RANK_WAITING, legal_moves, legal_sources, occupied_mask, open_mask
 from acesim.kernels.rng import seed_game_streams
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, new_workspace, segment_of
 from acesim.kernels.uniform import (
@@ -38,9 +38,6 @@ from acesim.kernels.uniform import (
     _TRIES,
     DEFAULT_TRIES,
     FULL as UNIFORM_FULL,
-    RANK_BAR,
-    RANK_WAITING,
-    _sources,
     enumerate_uniform,
     grown_uniform_scratch,
     new_uniform_scratch,
@@ -177,7 +174,7 @@ def random_board(rng: np.random.Generator) -> np.ndarray:
 
 @njit
 def _source_mismatches(boards, rules):
-    """Boards x dice x doubles flag where _sources and legal_moves disagree."""
+    """Boards x dice x doubles flag where legal_sources and its expansion legal_moves disagree."""
     moves = np.zeros((L.N_POINTS + 2, 2), dtype=np.int64)
     bad = 0
     for i in range(boards.shape[0]):
@@ -204,7 +201,7 @@ def _source_mismatches(boards, rules):
                     if not ok:
                         bad += 1
                     expected |= 1 << rank
-                got = _sources(
+                got = legal_sources(
                     board[L.BAR], board[L.WAITING], board[L.OFF], die,
                     rules[L.R_BAR_ENTRY] != L.BAR_ENTRY_DOUBLES_ONLY or doubles,
                     rules[L.R_BAR_FIRST] != 0, rules[L.R_HOME] == L.HOME_LOCKED,

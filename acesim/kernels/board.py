@@ -143,51 +143,95 @@ def open_mask(board):
     return bits
 
 
+# Source ranks of ``legal_sources``: a point is its own number, waiting checkers
+# rank 25, the bar 26 (the order of ``kernels.uniform``'s canonical search).
+RANK_WAITING = 25
+RANK_BAR = 26
+
+
+@njit(cache=True, inline="always")
+def legal_sources(bar, waiting, off, die, bar_entry_ok, bar_first, locked, bearoff_only, standard,
+                  open_bits, occupied):
+    """The source ranks (a bit mask) of every legal single move with ``die``.
+
+    The rules of ``move_target`` (the readable reference; the tests check the
+    two agree) in mask form, for a mover with ``bar``, ``waiting`` and ``off``
+    checkers on those places and on the points of ``occupied``.  The flags are
+    the rule knobs: ``bar_entry_ok`` is "bar_entry = any, or a doubles
+    segment".  A source fixes the move: a point above the die moves down by
+    it, one at or below it bears off, the bar and waiting enter on 25 - die.
+    Scalars only, so the searches inline it at no reference-counting cost.
+    """
+    bits = 0
+    entry = N_POINTS + 1 - die
+    entry_open = (open_bits >> entry) & 1
+    if bar > 0:
+        if entry_open and bar_entry_ok:
+            bits = 1 << RANK_BAR
+        if bar_first:
+            return bits  # nothing else moves while a checker is on the bar
+    if waiting > 0 and entry_open:
+        bits |= 1 << RANK_WAITING
+    home = bar == 0 and waiting == 0 and (occupied & OUTSIDE_BITS) == 0
+    sources = occupied
+    if locked and not home and off == 0:
+        sources &= ~HOME_BITS
+    if not (home and bearoff_only):
+        # sources above the die whose landing point is open
+        bits |= sources & (open_bits << die) & ~((2 << die) - 1)
+    if home:
+        if (occupied >> die) & 1:
+            bits |= 1 << die
+        elif standard and (occupied >> die) == 0 and occupied:
+            src = die - 1  # overshooting: only from the highest occupied point
+            while not (occupied >> src) & 1:
+                src -= 1
+            bits |= 1 << src
+    return bits
+
+
 @njit(cache=True)
 def legal_moves(board, rules, die, doubles_segment, open_bits, occupied, moves):
     """Every legal single move with ``die``, one per source, into ``moves``; return the count.
 
-    The same rules as ``move_target`` (the readable reference, and the tests
-    check the two agree), in mask form: a node's legal point moves are
-    ``sources & (open << die)``, which spares a call per source.
+    ``legal_sources`` of the board, as moves: the bar's entry, waiting's, the
+    point moves by source, then the bear-off.
     """
+    bits = legal_sources(
+        board[BAR], board[WAITING], board[OFF], die,
+        rules[R_BAR_ENTRY] != BAR_ENTRY_DOUBLES_ONLY or doubles_segment, rules[R_BAR_FIRST] != 0,
+        rules[R_HOME] == HOME_LOCKED, rules[R_HOME_AFTER_ALL_IN] == HOME_AFTER_ALL_IN_BEAROFF_ONLY,
+        rules[R_BEAROFF] == BEAROFF_STANDARD, open_bits, occupied,
+    )
     n = 0
-    bar = board[BAR]
-    entry = entry_point(die)
-    entry_open = (open_bits >> entry) & 1
-    if bar > 0:
-        if entry_open and (rules[R_BAR_ENTRY] != BAR_ENTRY_DOUBLES_ONLY or doubles_segment):
-            moves[n, 0], moves[n, 1] = FROM_BAR, entry
-            n += 1
-        if rules[R_BAR_FIRST] != 0:
-            return n  # bar_first: nothing else moves while a checker is on the bar
-    if board[WAITING] > 0 and entry_open:
-        moves[n, 0], moves[n, 1] = FROM_WAITING, entry
+    if (bits >> RANK_BAR) & 1:
+        moves[n, 0], moves[n, 1] = FROM_BAR, entry_point(die)
         n += 1
-    home = bar == 0 and board[WAITING] == 0 and (occupied & OUTSIDE_BITS) == 0
-    sources = occupied
-    if rules[R_HOME] == HOME_LOCKED and not home and board[OFF] == 0:
-        sources &= ~HOME_BITS
-    if not (home and rules[R_HOME_AFTER_ALL_IN] == HOME_AFTER_ALL_IN_BEAROFF_ONLY):
-        # sources above the die whose landing point is open
-        landing = sources & (open_bits << die) & ~((2 << die) - 1)
-        while landing:
-            src = lowest_bit(landing)
-            landing &= landing - 1
-            moves[n, 0], moves[n, 1] = src, src - die
-            n += 1
-    if home:
-        if (occupied >> die) & 1:
-            moves[n, 0], moves[n, 1] = die, TO_OFF
-            n += 1
-        elif rules[R_BEAROFF] == BEAROFF_STANDARD and (occupied >> die) == 0 and occupied:
-            # overshooting: only from the highest occupied point
-            src = die - 1
-            while not (occupied >> src) & 1:
-                src -= 1
-            moves[n, 0], moves[n, 1] = src, TO_OFF
-            n += 1
+    if (bits >> RANK_WAITING) & 1:
+        moves[n, 0], moves[n, 1] = FROM_WAITING, entry_point(die)
+        n += 1
+    landing = bits & ((1 << (N_POINTS + 1)) - 1) & ~((2 << die) - 1)
+    while landing:
+        src = lowest_bit(landing)
+        landing &= landing - 1
+        moves[n, 0], moves[n, 1] = src, src - die
+        n += 1
+    off_bits = bits & ((2 << die) - 1)
+    if off_bits:
+        moves[n, 0], moves[n, 1] = lowest_bit(off_bits), TO_OFF
+        n += 1
     return n
+
+
+@njit(cache=True, inline="always")
+def die_played_alone(hi, lo, hi_playable):
+    """The die of a non-double ``[hi, lo]`` to play when no play uses both (RULES.md section 2).
+
+    The higher die if it has a legal move, else the lower one (which may have
+    none either: then nothing is played).  The one statement of the
+    higher-die rule; every search of a two-dice segment asks it.
+    """
+    return hi if hi_playable else lo
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from acesim.kernels.board import apply_move, legal_moves, occupied_mask, open_mask
+from acesim.kernels.board import apply_move, die_played_alone, legal_moves, occupied_mask, open_mask
 from acesim.kernels.layout import (
     BAR,
     OPP_BAR,
@@ -254,7 +254,7 @@ def enumerate_plays(board, rules, segment, n_dice, ws, out):
                 return FULL
         if end > b_end:
             out[0], out[1], out[2] = b_end, end, 2
-        elif a_end > 1:  # only one die plays: the higher one if it can
+        elif die_played_alone(hi, lo, a_end > 1) == hi:
             out[0], out[1], out[2] = 1, a_end, 1
         elif b_end > a_end:
             out[0], out[1], out[2] = a_end, b_end, 1

@@ -42,7 +42,7 @@ import numpy as np
 from numba import njit
 
 from acesim.kernels import board as _board
-from acesim.kernels.board import open_mask
+from acesim.kernels.board import die_played_alone, open_mask
 from acesim.kernels.evaluate import (
     S_MINE,
     S_OFF,
@@ -323,20 +323,21 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
         apply_move(result, best_src1, best_dst1)
         apply_move(result, best_src2, best_dst2)
         return 2, best_score
-    # no play uses both dice: one die, the higher if it can be played
-    for d in (hi, lo):
+    # no play uses both dice: one die, by the higher-die rule
+    m1 = legal_moves(board, rules, hi, False, open_bits, occupied, first_moves)
+    d = die_played_alone(hi, lo, m1 > 0)
+    if d != hi:
         m1 = legal_moves(board, rules, d, False, open_bits, occupied, first_moves)
-        if m1 == 0:
-            continue
-        for i in range(m1):
-            src1, dst1 = first_moves[i, 0], first_moves[i, 1]
-            s = tuple_score(moved_summary(root, board, src1, dst1), weights)
-            if i == 0 or s > best_score:
-                best_score = s
-                best_src1, best_dst1 = src1, dst1
-        apply_move(result, best_src1, best_dst1)
-        return 1, best_score
-    return 0, tuple_score(root, weights)
+    if m1 == 0:
+        return 0, tuple_score(root, weights)
+    for i in range(m1):
+        src1, dst1 = first_moves[i, 0], first_moves[i, 1]
+        s = tuple_score(moved_summary(root, board, src1, dst1), weights)
+        if i == 0 or s > best_score:
+            best_score = s
+            best_src1, best_dst1 = src1, dst1
+    apply_move(result, best_src1, best_dst1)
+    return 1, best_score
 
 
 @njit(cache=True, _nrt=False)

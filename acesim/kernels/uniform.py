@@ -73,7 +73,7 @@ from numba.core import cgutils
 from numba.core.extending import intrinsic
 
 from acesim.kernels.bits import lowest_set
-from acesim.kernels.board import HOME_BITS, OUTSIDE_BITS
+from acesim.kernels.board import OUTSIDE_BITS, RANK_BAR, RANK_WAITING, die_played_alone, legal_sources
 from acesim.kernels.layout import (
     BAR,
     BAR_ENTRY_DOUBLES_ONLY,
@@ -102,11 +102,8 @@ FULL = -1  # the scratch has no room for the plays: grow it and call again
 # per draw costs about what hashing them once does after eight or so.
 DEFAULT_TRIES = 8
 
-# Source ranks: a point is its own number, waiting checkers rank 25, the bar 26.
-# A set of sources is a bit mask over ranks (for points, the bits of
-# board.occupied_mask); with the die, a source rank fixes the move.
-RANK_WAITING = 25
-RANK_BAR = 26
+# A set of sources is a bit mask over ranks (board.legal_sources; for points, the
+# bits of board.occupied_mask); with the die, a source rank fixes the move.
 
 # The key of a position: nibble n holds the mover's count at point n + 1
 # (n = 0..23), on the bar (24), waiting (25) or off (26); nibbles 0..14 are
@@ -235,48 +232,13 @@ def _moved(a, b, rank, die, hit_bit):
 
 
 @njit(cache=True, inline="always")
-def _sources(bar, waiting, off, die, bar_entry_ok, bar_first, locked, bearoff_only, standard,
-             open_bits, occupied):
-    """The source ranks of every legal single move with ``die``.
-
-    ``board.legal_moves`` in rank form (the tests hold the two together);
-    ``bar_entry_ok`` is "bar_entry = any, or a doubles segment".
-    """
-    bits = 0
-    entry = N_POINTS + 1 - die
-    entry_open = (open_bits >> entry) & 1
-    if bar > 0:
-        if entry_open and bar_entry_ok:
-            bits = 1 << RANK_BAR
-        if bar_first:
-            return bits  # nothing else moves while a checker is on the bar
-    if waiting > 0 and entry_open:
-        bits |= 1 << RANK_WAITING
-    home = bar == 0 and waiting == 0 and (occupied & OUTSIDE_BITS) == 0
-    sources = occupied
-    if locked and not home and off == 0:
-        sources &= ~HOME_BITS
-    if not (home and bearoff_only):
-        bits |= sources & (open_bits << die) & ~((2 << die) - 1)
-    if home:
-        if (occupied >> die) & 1:
-            bits |= 1 << die
-        elif standard and (occupied >> die) == 0 and occupied:
-            src = die - 1  # overshooting: only from the highest occupied point
-            while not (occupied >> src) & 1:
-                src -= 1
-            bits |= 1 << src
-    return bits
-
-
-@njit(cache=True, inline="always")
 def _node_sources(a, b, occupied, die, bar_entry_ok, bar_first, locked, bearoff_only, standard,
                   open_bits):
-    """``_sources`` at the node keyed ``(a, b)``; none once the mover has all 15 off."""
+    """``board.legal_sources`` at the node keyed ``(a, b)``; none once the mover has all 15 off."""
     off = (b >> _SHIFT_OFF) & 15
     if off == N_CHECKERS:
         return 0  # the game ended with the last checker off: nothing more is played
-    return _sources((b >> _SHIFT_BAR) & 15, (b >> _SHIFT_WAITING) & 15, off, die, bar_entry_ok,
+    return legal_sources((b >> _SHIFT_BAR) & 15, (b >> _SHIFT_WAITING) & 15, off, die, bar_entry_ok,
                     bar_first, locked, bearoff_only, standard, open_bits, occupied)
 
 
@@ -381,9 +343,9 @@ def _search(board, rules, segment, n_dice, scratch):
         # through the hash set; every other play is a position of its own.
         hi = max(segment[0], segment[1])
         lo = min(segment[0], segment[1])
-        hi_bits = _sources(bar, waiting, off, hi, bar_entry_ok, bar_first, locked, bearoff_only,
+        hi_bits = legal_sources(bar, waiting, off, hi, bar_entry_ok, bar_first, locked, bearoff_only,
                            standard, open_bits, occ0)
-        lo_bits = _sources(bar, waiting, off, lo, bar_entry_ok, bar_first, locked, bearoff_only,
+        lo_bits = legal_sources(bar, waiting, off, lo, bar_entry_ok, bar_first, locked, bearoff_only,
                            standard, open_bits, occ0)
         for order in range(2):
             if order == 0:
@@ -429,7 +391,8 @@ def _search(board, rules, segment, n_dice, scratch):
         else:
             # one die only: the higher one's single moves if any, else the lower one's;
             # one move from the start, so distinct sources give distinct positions
-            rest, d1 = (hi_bits, hi) if hi_bits else (lo_bits, lo)
+            d1 = die_played_alone(hi, lo, hi_bits != 0)
+            rest = hi_bits if d1 == hi else lo_bits
             if rest == 0:
                 scratch[plays] = a  # nothing playable: the empty play
                 scratch[plays + 1] = b
