@@ -15,9 +15,7 @@ import pandas as pd
 from acesim.errors import AcesimError
 from acesim.kernels import game as K
 from acesim.kernels import train as T
-from acesim.kernels.plays import new_workspace
-from acesim.kernels.strategy import new_scratch
-from acesim.kernels.uniform import new_uniform_scratch
+from acesim.kernels.memory import keep_memory, worker_memory
 from acesim.position import Position
 from acesim.rules import RULES_VERSION, Ruleset
 from acesim.streams import block_keys, check_seed
@@ -53,21 +51,17 @@ def play_records(
         raise AcesimError(f"the turn cap must be positive, got {turn_cap}")
     check_seed(seed)
     records = np.zeros((n_games, K.N_RECORD), dtype=np.int64)
-    kinds, widths, weights = lowered(strategy_a, strategy_b, rules)
-    K.play_games(
+    seats = lowered(strategy_a, strategy_b, rules)
+    keep_memory(K.play_games(
         (Position.start(rules.start) if start is None else start).to_board(),
         rules.to_array(),
         block_keys(seed, first_game, n_games),
         first_game,
         turn_cap,
-        kinds,
-        widths,
-        weights,
-        new_workspace(),
-        new_uniform_scratch(),
-        new_scratch(int(widths.max())),
+        seats,
+        worker_memory(int(seats.widths.max())),
         records,
-    )
+    ))
     if (records[:, K.UNFINISHED] == 2).any():
         raise AssertionError(f"engine bug under {rules.name}: a game reached an impossible position")
     return records
@@ -146,20 +140,19 @@ def trace_games(
         raise AcesimError(f"the number of games must be positive, got {n_games}")
     check_seed(seed)
     a, b = as_strategy(strategy_a), as_strategy(strategy_b)
-    kinds, widths, weights = lowered(a, b, rules)
+    seats = lowered(a, b, rules)
     keys = block_keys(seed, first_game, n_games)
     first_block = first_game // K.GAMES_PER_BLOCK
     start = Position.start(rules.start).to_board()
     ra = rules.to_array()
-    ws, uniform, sc = new_workspace(), new_uniform_scratch(), new_scratch(int(widths.max()))
+    memory = worker_memory(int(seats.widths.max()))
     trace = np.zeros((ANALYSIS_TRACE_ROWS, K.TRACE_WIDTH), dtype=np.int64)
     record = np.zeros(K.N_RECORD, dtype=np.int64)
     games, records, parts, starts = [], [], [], [0]
     too_long = 0
     for g in range(first_game, first_game + n_games):
-        ws, uniform, n = K.play_traced_game(
-            start, ra, keys[g // K.GAMES_PER_BLOCK - first_block], g, turn_cap, kinds, widths,
-            weights, ws, uniform, sc, record, trace,
+        memory, n = K.play_traced_game(
+            start, ra, keys[g // K.GAMES_PER_BLOCK - first_block], g, turn_cap, seats, memory, record, trace
         )
         if record[K.UNFINISHED]:
             continue
@@ -170,6 +163,7 @@ def trace_games(
         records.append(record.copy())
         parts.append(trace[:n].copy())
         starts.append(starts[-1] + n)
+    keep_memory(memory)
     if not games:
         raise AcesimError("no finished game to trace")
     return Traces(
@@ -178,10 +172,6 @@ def trace_games(
 
 
 TRACE_ROWS = 2048  # states kept per training game; a longer game teaches nothing (and is counted)
-
-# Scratch memory of this process's training games, made at the first call and
-# reused by the next batches (a batch is only 16 games).
-_training_memory: dict = {}
 
 
 def play_training_games(
@@ -193,16 +183,12 @@ def play_training_games(
     searched with a beam of ``width``.  Traces are cut to the longest game's
     length (at most ``TRACE_ROWS``).
     """
-    m = _training_memory
-    if "ws" not in m:
-        m.update(ws=new_workspace(), uniform=new_uniform_scratch(), sc=new_scratch(width))
     traces = np.zeros((n_games, TRACE_ROWS, K.TRACE_WIDTH), dtype=np.int64)
     lengths = np.zeros(n_games, dtype=np.int64)
     records = np.zeros((n_games, K.N_RECORD), dtype=np.int64)
     widths = np.array([[width, width], [width, width]], dtype=np.int64)
-    m["ws"], m["uniform"] = T.self_play(network, Position.start(rules.start).to_board(), rules.to_array(),
-                                        block_keys(seed, first_game, n_games), first_game, n_games,
-                                        DEFAULT_TURN_CAP, widths, m["ws"], m["uniform"], m["sc"], traces, lengths,
-                                        records)
+    keep_memory(T.self_play(network, Position.start(rules.start).to_board(), rules.to_array(),
+                            block_keys(seed, first_game, n_games), first_game, n_games, DEFAULT_TURN_CAP, widths,
+                            worker_memory(width), traces, lengths, records))
     keep = int(min(max(lengths.max(), 1), TRACE_ROWS))
     return np.ascontiguousarray(traces[:, :keep]), lengths, records

@@ -17,7 +17,7 @@ from acesim.games import play_records, play_training_games
 from acesim.kernels import game as K
 from acesim.kernels import net as N
 from acesim.kernels import train as T
-from acesim.kernels.strategy import new_scratch
+from acesim.kernels.memory import worker_memory
 from acesim.model_files import (  # noqa: F401 (re-exported: callers know them from here)
     DEFAULT_WIDTH,
     MODEL_FORMAT,
@@ -205,7 +205,7 @@ def train(
     check_workers(workers)
     check_seed(seed)
     array = new_model(rules, hidden, seed, objective) if start is None else start.copy()
-    sc = new_scratch(width)
+    sc = worker_memory(width).search
     totals = np.zeros(5, dtype=np.int64)
     report = TrainingReport()
     eval_seed = evaluation_seed(seed)

@@ -64,7 +64,12 @@ class SegmentPlays:
 
 
 class _Enumerator:
-    """Owns the kernel workspace, growing it whenever a segment needs more room."""
+    """Owns a kernel workspace, growing it whenever a segment needs more room.
+
+    Its own, not the worker's memory area (``kernels.memory``): the plays are
+    read out of its level table after the call, which any game kernel run in
+    between would overwrite.
+    """
 
     def __init__(self) -> None:
         self.ws = new_workspace(4096)

@@ -7,7 +7,7 @@ import numpy as np
 from acesim.errors import AcesimError
 from acesim.kernels import layout as L
 from acesim.kernels.board import INVARIANT_MESSAGES, check_invariants
-from acesim.kernels.plays import new_workspace
+from acesim.kernels.memory import keep_memory, worker_memory
 from acesim.kernels.randomplay import random_walk
 from acesim.position import Position
 from acesim.rules import Ruleset
@@ -28,9 +28,11 @@ def sample_positions(
     samples = np.zeros((n_samples, L.BOARD_SIZE), dtype=L.BOARD_DTYPE)
     dice = np.zeros((n_samples, 2), dtype=np.int64)
     start = Position.start(rules.start).to_board()
-    n, violation, _ = random_walk(
-        start, rules.to_array(), rng, max_games, n_samples, new_workspace(), samples, dice
+    memory = worker_memory()
+    n, violation, grown = random_walk(
+        start, rules.to_array(), rng, max_games, n_samples, memory.plays, samples, dice
     )
+    keep_memory(memory._replace(plays=grown))
     if violation:
         raise AssertionError(f"engine bug under {rules.name}: {INVARIANT_MESSAGES[int(violation)]}")
     for board in samples[:n]:

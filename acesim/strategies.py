@@ -23,7 +23,7 @@ import numpy as np
 from acesim.errors import AcesimError
 from acesim.inputs import read_text
 from acesim.kernels.evaluate import FEATURES, N_FEATURES
-from acesim.kernels.strategy import LEARNED, LINEAR, MAX_WIDTH, RANDOM
+from acesim.kernels.strategy import LEARNED, LINEAR, MAX_WIDTH, RANDOM, Seats
 from acesim.model_files import DEFAULT_WIDTH, load_model, model_path, refuse_other_rules
 
 RANDOM_NAME = "random"
@@ -182,8 +182,8 @@ def learned_strategy(array: np.ndarray, rules, spec: str, width: int) -> Strateg
                     model_knobs=tuple(rules.knobs().items()))
 
 
-def lowered(a: Strategy, b: Strategy, rules=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The kernel arrays of a pairing: kinds, beam widths and weights, seat A then seat B.
+def lowered(a: Strategy, b: Strategy, rules=None) -> Seats:
+    """The kernel arrays of a pairing (``Seats``): kinds, beam widths and weights, seat A then seat B.
 
     The weight rows are padded with zeros to the longer of the two (a
     network's row is far longer than a heuristic's).  With ``rules``, a
@@ -197,4 +197,4 @@ def lowered(a: Strategy, b: Strategy, rules=None) -> tuple[np.ndarray, np.ndarra
     weights = np.zeros((2, max(len(a.weights), len(b.weights))), dtype=np.float64)
     weights[0, : len(a.weights)] = a.weights
     weights[1, : len(b.weights)] = b.weights
-    return kinds, widths, weights
+    return Seats(kinds, widths, weights)

@@ -163,21 +163,21 @@ def test_points_won(scoring, loser, expected):
 def test_the_game_loop_grows_the_random_strategys_scratch(name):
     """Random games from a scratch too small for most doubles play exactly as from a large one."""
     from acesim.kernels import game as K
-    from acesim.kernels.plays import new_workspace
-    from acesim.kernels.strategy import new_scratch
+    from acesim.kernels.memory import worker_memory
     from acesim.kernels.uniform import new_uniform_scratch
     from acesim.strategies import load_strategy, lowered
     from acesim.streams import block_keys
 
     rules = PRESETS[name]
     s = load_strategy("random")
-    kinds, widths, weights = lowered(s, s, rules)
+    seats = lowered(s, s, rules)
     start = Position.start(rules.start).to_board()
     records = []
     for capacity in (64, 1 << 16):
         rec = np.zeros((6, K.N_RECORD), dtype=np.int64)
-        K.play_games(start, rules.to_array(), block_keys(5, 0, 6), 0, 100_000, kinds, widths, weights,
-                     new_workspace(), new_uniform_scratch(capacity), new_scratch(1), rec)
+        memory = worker_memory()._replace(draws=new_uniform_scratch(capacity))
+        grown = K.play_games(start, rules.to_array(), block_keys(5, 0, 6), 0, 100_000, seats, memory, rec)
+        assert grown.draws.shape[0] >= memory.draws.shape[0]
         records.append(rec)
     assert np.array_equal(records[0], records[1])
     assert (records[0][:, K.WINNER] >= 0).all()

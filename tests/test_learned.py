@@ -18,7 +18,6 @@ from acesim.kernels.evaluate import FEATURES, features
 from acesim.kernels.game import TRACE_WIDTH
 from acesim.kernels.plays import new_workspace
 from acesim.kernels.strategy import LEARNED, new_scratch
-from acesim.kernels.uniform import new_uniform_scratch
 from acesim.rules import Ruleset
 from acesim.strategies import learned_strategy, load_strategy
 from tests.test_cli import assert_one_line_error, run

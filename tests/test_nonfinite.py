@@ -16,8 +16,8 @@ from acesim.kernels import layout as L
 from acesim.kernels.board import OK, check_invariants
 from acesim.kernels.evaluate import FEATURES
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, new_workspace, segment_of
-from acesim.kernels.strategy import LINEAR, MAX_WIDTH, best_play, choose_and_play_double, new_scratch
-from acesim.kernels.uniform import new_uniform_scratch
+from acesim.kernels.memory import worker_memory
+from acesim.kernels.strategy import LINEAR, MAX_WIDTH, Seats, best_play, choose_and_play_double, new_scratch
 from acesim.position import Position
 from acesim.rules import PRESETS
 from acesim.sampling import sample_positions
@@ -80,7 +80,7 @@ def test_the_double_after_a_1_2_is_a_legal_play_whatever_the_scores(name):
     for bad in ("nan", "inf-inf"):
         weights = _weights(bad)
         for width in (0, 2):
-            sc, ws, uniform = new_scratch(max(width, 1)), new_workspace(), new_uniform_scratch()
+            ws, uniform, _, sc = worker_memory(width)
             sc.chosen[:] = -99  # stale memory that must never be read back as a board
             for board in boards:
                 played = board.copy()
@@ -104,8 +104,8 @@ def test_games_between_strategies_with_non_finite_scores_stay_legal(name):
     widths = np.array([[MAX_WIDTH, MAX_WIDTH], [2, 0]], dtype=np.int64)
     weights = np.stack([_weights("inf"), _weights("inf-inf")])
     records = np.zeros((8, K.N_RECORD), dtype=np.int64)
-    K.play_games(start, rules.to_array(), block_keys(3, 0, 8), 0, 3000, kinds, widths, weights,
-                 new_workspace(), new_uniform_scratch(), new_scratch(MAX_WIDTH), records)
+    K.play_games(start, rules.to_array(), block_keys(3, 0, 8), 0, 3000, Seats(kinds, widths, weights),
+                 worker_memory(MAX_WIDTH), records)
     assert (records[:, K.UNFINISHED] != 2).all()  # no impossible position was reached
     finished = records[:, K.UNFINISHED] == 0
     assert (records[finished, K.BORNE_OFF + records[finished, K.WINNER]] == L.N_CHECKERS).all()

@@ -10,6 +10,7 @@ import pytest
 from acesim.errors import AcesimError
 from acesim.kernels import evaluate as E
 from acesim.kernels import layout as L
+from acesim.kernels.memory import worker_memory
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, new_workspace, segment_of
 from acesim.kernels.strategy import LINEAR, RANDOM, best_play, choose_double, new_scratch
 from acesim.rules import PRESETS, Ruleset
@@ -221,7 +222,6 @@ def test_a_weights_file_defines_new_strategies(tmp_path):
 def test_choose_and_play_double_equals_choosing_then_playing(name):
     """The game's shortcut keeps the ranked double's play; it must equal choose_double + play_segment."""
     from acesim.kernels.strategy import choose_and_play_double, play_segment
-    from acesim.kernels.uniform import new_uniform_scratch
 
     rules = PRESETS[name]
     ra = rules.to_array()
@@ -232,7 +232,7 @@ def test_choose_and_play_double_equals_choosing_then_playing(name):
         s = load_strategy(spec)
         weights = np.array(s.weights)
         for board in boards:
-            sc, ws, uniform = new_scratch(max(s.width, s.choice_width, 1)), new_workspace(), new_uniform_scratch()
+            ws, uniform, _, sc = worker_memory(max(s.width, s.choice_width))
             fast = board.copy()
             _, _, chosen, n, used = choose_and_play_double(
                 fast, ra, s.kind, s.width, s.choice_width, weights, choices, ws, uniform, out, sc
@@ -248,7 +248,6 @@ def test_choose_and_play_double_equals_choosing_then_playing(name):
 def test_the_game_loops_quick_segment_equals_play_segment(name):
     """quick_segment (no workspace, no runtime) plays every roll as play_segment does, or says why it cannot."""
     from acesim.kernels.strategy import play_segment, quick_segment, search_arrays
-    from acesim.kernels.uniform import new_uniform_scratch
 
     rules = PRESETS[name]
     ra = rules.to_array()
@@ -258,7 +257,7 @@ def test_the_game_loops_quick_segment_equals_play_segment(name):
     for spec in ("expert", "safe@beam=1", "blocker@full"):
         s = load_strategy(spec)
         weights = np.array(s.weights)
-        sc, ws, uniform = new_scratch(max(s.width, 1)), new_workspace(), new_uniform_scratch()
+        ws, uniform, _, sc = worker_memory(s.width)
         arrays = search_arrays(sc)
         for k, board in enumerate(boards):
             for a in range(1, 7):

@@ -41,10 +41,9 @@ from acesim.kernels import game as K
 from acesim.kernels.board import pip_count
 from acesim.kernels.evaluate import N_FEATURES
 from acesim.kernels.layout import OFF, OPP_BAR, OPP_OFF
-from acesim.kernels.plays import new_workspace
+from acesim.kernels.memory import worker_memory
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
-from acesim.kernels.strategy import RANDOM, new_scratch, play_segment
-from acesim.kernels.uniform import new_uniform_scratch
+from acesim.kernels.strategy import RANDOM, play_segment
 from acesim.moves import legal_plays
 from acesim.openspiel_bridge import dice_of, is_roll_start, load_game, position_from_state
 from acesim.position import Position
@@ -317,7 +316,7 @@ def test_mean_pips_per_roll_is_49_over_6_when_nothing_blocks() -> None:
     expected, variance = roll_moments()
     assert expected == Fraction(49, 6)
     rules = BACKGAMMON.to_array()
-    ws, uniform, sc = new_workspace(), new_uniform_scratch(), new_scratch(1)
+    ws, uniform, _, sc = worker_memory()
     out = np.zeros(3, dtype=np.int64)
     weights = np.zeros(N_FEATURES, dtype=np.float64)
     dice = np.zeros(STREAM_WORDS, dtype=np.uint64)

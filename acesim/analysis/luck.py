@@ -29,9 +29,8 @@ from acesim.games import Traces
 from acesim.kernels import game as K
 from acesim.kernels import luck as LK
 from acesim.kernels.layout import BAR, HOME_TOP, N_POINTS, OPP_BAR, OPP_WAITING, WAITING
-from acesim.kernels.plays import new_workspace
-from acesim.kernels.strategy import RANDOM, new_scratch
-from acesim.kernels.uniform import new_uniform_scratch
+from acesim.kernels.memory import keep_memory, worker_memory
+from acesim.kernels.strategy import RANDOM
 from acesim.rules import Ruleset
 from acesim.stats import Z95, wilson
 from acesim.strategies import Strategy, as_strategy, lowered
@@ -62,20 +61,20 @@ def trace_luck(
             "per-roll luck needs strategies that play deterministically; 'random' has no single play "
             "to value"
         )
-    kinds, widths, weights = lowered(a, b, rules)
+    seats = lowered(a, b, rules)
     ra = rules.to_array()
-    ws, uniform, sc = new_workspace(), new_uniform_scratch(), new_scratch(int(widths.max()))
-    out = np.zeros(3, dtype=np.int64)
+    memory = worker_memory(int(seats.widths.max()))
     choices = np.array([1, 2, 3, 4], dtype=np.uint64)  # never drawn from by deterministic strategies
     n_rolls = len(traces.rolls)
     rows = np.zeros((n_rolls, LK.LUCK_WIDTH))
     values = np.zeros((n_rolls, LK.N_ROLLS))
     for i in range(len(traces.games)):
         lo, hi = traces.start[i], traces.start[i + 1]
-        ws, uniform = LK.trace_luck(
-            traces.rolls[lo:hi], hi - lo, traces.records[i, K.WINNER], ra, kinds, widths, weights,
-            model.kernel_coef, choices, ws, uniform, out, sc, rows[lo:hi], values[lo:hi],
+        memory = LK.trace_luck(
+            traces.rolls[lo:hi], hi - lo, traces.records[i, K.WINNER], ra, seats, model.kernel_coef, choices,
+            memory, rows[lo:hi], values[lo:hi],
         )
+    keep_memory(memory)
     counts = np.diff(traces.start)
     rolls = pd.DataFrame(
         {

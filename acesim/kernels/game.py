@@ -33,6 +33,7 @@ from acesim.kernels.layout import (
     SCORING_GAMMONS,
     SCORING_PER_CHECKER,
 )
+from acesim.kernels.memory import Memory
 from acesim.kernels.plays import segment_of
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
 from acesim.kernels.strategy import (
@@ -151,30 +152,79 @@ def points_won(board, rules, stakes_doublings):
 # --- a game -------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws, uniform, out, sc, record, trace):
-    """Play one game from ``start`` (seat A's view); fill ``record``.
-
-    ``dice`` and ``choices`` are the game's two seeded streams; seat ``s``
-    plays strategy ``kinds[s]`` with beam width ``widths[s, 0]``, ranks the
-    doubles after a 1-2 with searches of width ``widths[s, 1]``, and weights
-    ``weights[s]``.  Returns the workspace and the random strategy's scratch
-    (``kernels.uniform``), either of which may have grown.  The position
-    after every turn is checked with ``check_invariants``; a violation is an
-    engine bug and stops the game as unfinished with ``record[UNFINISHED] = 2``.
-    """
-    record[:] = 0
-    board = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
-    before = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
-    flipped = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
-    board[:] = start
-
-    # opening: one die each, ties roll again; the higher die moves first
+@njit(cache=True, _nrt=False)
+def _opening(dice, record):
+    """One die each, ties roll again; the higher die moves first.  Returns ``(side, die_a, die_b)``."""
     die_a, die_b = die(dice), die(dice)
     while die_a == die_b:
         die_a, die_b = die(dice), die(dice)
     side = 0 if die_a > die_b else 1
     record[FIRST_MOVER] = side
+    return side, die_a, die_b
+
+
+@njit(cache=True, _nrt=False)
+def _note_roll(record, trace, traced, side, die_a, die_b, opening, board, stakes):
+    """Count a roll of ``side`` in ``record`` and trace it; returns the rolls traced so far.
+
+    ``traced`` counts on past the trace's rows, so a caller sees a game too
+    long for them.
+    """
+    if traced < trace.shape[0]:
+        trace[traced, T_SIDE], trace[traced, T_DIE_A], trace[traced, T_DIE_B] = side, die_a, die_b
+        trace[traced, T_OPENING], trace[traced, T_BONUS_DOUBLE] = opening, 0
+        for i in range(BOARD_SIZE):
+            trace[traced, T_BOARD + i] = board[i]
+    if trace.shape[0] > 0:
+        traced += 1
+    record[ROLLS + side] += 1
+    if die_a == die_b:
+        record[DOUBLES + side] += 1
+    if is_one_two(die_a, die_b):
+        record[ONE_TWO + side] += 1
+        if stakes:
+            record[STAKES_DOUBLINGS] += 1
+    return traced
+
+
+@njit(cache=True, _nrt=False)
+def _note_bonus(record, trace, traced, side, chosen):
+    """Count the double ``side`` played after a 1-2 and trace it on the 1-2's row."""
+    record[CHOSE_1 + 2 * (chosen - 1) + side] += 1
+    if 0 < traced <= trace.shape[0]:
+        trace[traced - 1, T_BONUS_DOUBLE] = chosen
+
+
+@njit(cache=True, _nrt=False)
+def _end_game(record, board, rules, side, won):
+    """Close the record of a game that ``side`` (on roll, ``board`` from its view) won or left unfinished."""
+    if won:
+        record[WINNER] = side
+        record[POINTS] = points_won(board, rules, record[STAKES_DOUBLINGS])
+    record[BORNE_OFF + side] = board[OFF]
+    record[BORNE_OFF + 1 - side] = board[OPP_OFF]
+
+
+@njit(cache=True)
+def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trace):
+    """Play one game from ``start`` (seat A's view); fill ``record``.
+
+    ``dice`` and ``choices`` are the game's two seeded streams; seat ``s``
+    plays strategy ``seats.kinds[s]`` with beam width ``seats.widths[s, 0]``,
+    ranks the doubles after a 1-2 with searches of width ``seats.widths[s,
+    1]``, and weights ``seats.weights[s]``.  Returns ``(memory, rolls
+    traced)``; parts of the memory may have grown.  The position after every
+    turn is checked with ``check_invariants``; a violation is an engine bug
+    and stops the game as unfinished with ``record[UNFINISHED] = 2``.
+    """
+    record[:] = 0
+    kinds, widths, weights = seats
+    ws, uniform, out, sc = memory
+    board = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    before = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    flipped = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    board[:] = start
+    side, die_a, die_b = _opening(dice, record)
     if side == 1:
         flip(board, flipped)
         board[:] = flipped
@@ -190,7 +240,8 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
     node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum = (
         search_arrays(sc)
     )
-    while True:
+    won = False
+    while not won:
         if total_turns >= turn_cap:
             record[UNFINISHED] = 1
             record[WINNER] = -1
@@ -200,7 +251,6 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
         turn_number = record[TURNS + side]
         kind, width, choice_width, w = kinds[side], widths[side, 0], widths[side, 1], weights[side]
         again = True
-        game_over = False
         while again:
             again = False
             opening = use_opening
@@ -208,20 +258,7 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                 use_opening = False  # the opening dice are the first mover's first roll
             else:
                 die_a, die_b = die(dice), die(dice)
-            if traced < trace.shape[0]:
-                row = trace[traced]
-                row[T_SIDE], row[T_DIE_A], row[T_DIE_B] = side, die_a, die_b
-                row[T_OPENING], row[T_BONUS_DOUBLE] = opening, 0
-                row[T_BOARD:] = board
-            if trace.shape[0] > 0:
-                traced += 1
-            record[ROLLS + side] += 1
-            if die_a == die_b:
-                record[DOUBLES + side] += 1
-            if is_one_two(die_a, die_b):
-                record[ONE_TWO + side] += 1
-                if stakes:
-                    record[STAKES_DOUBLINGS] += 1
+            traced = _note_roll(record, trace, traced, side, die_a, die_b, opening, board, stakes)
             before[:] = board
             # play_segment, with two of its strategies' branches taken here without
             # the scratch tuple (the tests hold them equal to play_segment)
@@ -259,13 +296,11 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
                     ws, uniform, chosen, n, used = choose_and_play_double(
                         board, rules, kind, width, choice_width, w, choices, ws, uniform, out, sc
                     )
-                record[CHOSE_1 + 2 * (chosen - 1) + side] += 1
-                if 0 < traced <= trace.shape[0]:
-                    trace[traced - 1, T_BONUS_DOUBLE] = chosen
+                _note_bonus(record, trace, traced, side, chosen)
                 _count_segment(board, before, n, used, record, side, turn_number)
                 step = after_segment(seq, chosen, chosen, True, n, used, board[OFF] == N_CHECKERS)
             if step == GAME_OVER:
-                game_over = True
+                won = True
                 break
             if step == FORFEIT:
                 record[FORFEITS + side] += 1
@@ -275,32 +310,26 @@ def play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws,
         if check_invariants(board) != 0:
             record[UNFINISHED] = 2
             record[WINNER] = -1
+            won = False
             break
-        if game_over:
-            record[WINNER] = side
-            record[POINTS] = points_won(board, rules, record[STAKES_DOUBLINGS])
-            record[BORNE_OFF + side] = board[OFF]
-            record[BORNE_OFF + 1 - side] = board[OPP_OFF]
-            break
-        flip(board, flipped)
-        board[:] = flipped
-        side = 1 - side
-    if record[UNFINISHED]:
-        record[BORNE_OFF + side] = board[OFF]
-        record[BORNE_OFF + 1 - side] = board[OPP_OFF]
-    return ws, uniform, traced
+        if not won:
+            flip(board, flipped)
+            board[:] = flipped
+            side = 1 - side
+    if won or record[UNFINISHED]:
+        _end_game(record, board, rules, side, won)
+    return Memory(ws, uniform, out, sc), traced
 
 
 @njit(cache=True)
-def play_games(start, rules, block_keys, first_game, turn_cap, kinds, widths, weights, ws, uniform, sc, records):
+def play_games(start, rules, block_keys, first_game, turn_cap, seats, memory, records):
     """Play games ``first_game .. first_game + len(records) - 1`` into ``records``.
 
     Game ``g`` takes its streams from ``block_keys[g // GAMES_PER_BLOCK - first
     block]`` (the rows cover every block the range touches) and ``g`` itself,
     so a game's record does not depend on how the games are split into chunks.
-    Returns the workspace and the uniform scratch, which may have grown.
+    Returns the memory, parts of which may have grown.
     """
-    out = np.zeros(3, dtype=np.int64)
     dice = np.zeros(STREAM_WORDS, dtype=np.uint64)
     choices = np.zeros(STREAM_WORDS, dtype=np.uint64)
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
@@ -308,23 +337,17 @@ def play_games(start, rules, block_keys, first_game, turn_cap, kinds, widths, we
     for i in range(records.shape[0]):
         g = first_game + i
         seed_game_streams(block_keys[g // GAMES_PER_BLOCK - first_block], g, dice, choices)
-        ws, uniform, _ = play_game(
-            start, rules, dice, choices, turn_cap, kinds, widths, weights, ws, uniform, out, sc, records[i],
-            no_trace,
-        )
-    return ws, uniform
+        memory, _ = play_game(start, rules, dice, choices, turn_cap, seats, memory, records[i], no_trace)
+    return memory
 
 
 @njit(cache=True)
-def play_traced_game(start, rules, block_key, game, turn_cap, kinds, widths, weights, ws, uniform, sc,
-                     record, trace):
+def play_traced_game(start, rules, block_key, game, turn_cap, seats, memory, record, trace):
     """Play game ``game`` (streams as ``play_games`` seeds them) recording its rolls in ``trace``.
 
-    Returns ``(ws, uniform, rolls traced)``; the game is the same as in ``play_games``.
+    Returns ``(memory, rolls traced)``; the game is the same as in ``play_games``.
     """
-    out = np.zeros(3, dtype=np.int64)
     dice = np.zeros(STREAM_WORDS, dtype=np.uint64)
     choices = np.zeros(STREAM_WORDS, dtype=np.uint64)
     seed_game_streams(block_key, game, dice, choices)
-    return play_game(start, rules, dice, choices, turn_cap, kinds, widths, weights, ws, uniform, out, sc,
-                     record, trace)
+    return play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trace)

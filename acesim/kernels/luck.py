@@ -23,6 +23,7 @@ from acesim.kernels.board import flip, pip_count
 from acesim.kernels.evaluate import FEATURES, N_FEATURES, features
 from acesim.kernels.game import T_BOARD, T_DIE_A, T_DIE_B, T_OPENING, T_SIDE
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE, N_CHECKERS, OFF, OPP_OFF
+from acesim.kernels.memory import Memory
 from acesim.kernels.net import NET_TAG, win_probability
 from acesim.kernels.strategy import choose_double, play_segment
 from acesim.kernels.turn import BONUS, GAME_OVER, ROLL_AGAIN, after_segment, bonus_die_rolled, roll_sequence
@@ -163,16 +164,18 @@ LUCK_WIDTH = 5
 
 
 @njit(cache=True)
-def trace_luck(trace, n, winner, rules, kinds, widths, weights, coef, choices, ws, uniform, out, sc,
-               rows, values):
+def trace_luck(trace, n, winner, rules, seats, coef, choices, memory, rows, values):
     """Per-roll values of one traced game (``n`` rows of ``trace``; ``winner`` its seat).
 
     For roll ``k`` by seat ``s`` in state ``s_k``: ``V(s_k)``, ``W(s_k, r_k)``
     of the roll that came, the probability-weighted mean of ``W`` over the
     possible rolls, and the value of the position that actually followed
     (``V`` of the next state from the mover's side, or the result after the
-    last roll).  ``values`` (n x 21) receives every ``W``.  Returns ``(ws, uniform)``.
+    last roll).  ``values`` (n x 21) receives every ``W``.  Returns the
+    memory, parts of which may have grown.
     """
+    kinds, widths, weights = seats
+    ws, uniform, out, sc = memory
     board = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
     flipped = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
     x = np.empty(N_INPUTS, dtype=np.float64)
@@ -195,4 +198,4 @@ def trace_luck(trace, n, winner, rules, kinds, widths, weights, coef, choices, w
             rows[k, L_W_AFTER] = v_next if trace[k + 1, T_SIDE] == side else 1.0 - v_next
         else:
             rows[k, L_W_AFTER] = 1.0 if winner == side else 0.0
-    return ws, uniform
+    return Memory(ws, uniform, out, sc)

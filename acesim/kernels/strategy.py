@@ -83,6 +83,11 @@ LEARNED = 2
 legal_moves = njit(cache=True, inline="always")(_board.legal_moves.py_func)
 apply_move = njit(cache=True, inline="always")(_board.apply_move.py_func)
 
+# The strategies of a pairing as the kernels take them, seat A then seat B:
+# ``kinds[s]``, beam widths ``widths[s] = (play, ranking of the doubles)`` and
+# the weight row ``weights[s]`` (a heuristic's weights or a network).
+Seats = namedtuple("Seats", ["kinds", "widths", "weights"])
+
 MAX_WIDTH = 256
 SUMMED_NODES = 8192  # exhaustive searches up to this many nodes score from summaries
 N_SOURCES = FROM_WAITING + 1  # a move's source: points 1..24, FROM_BAR, FROM_WAITING

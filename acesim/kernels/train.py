@@ -23,7 +23,6 @@ from numba import njit
 from acesim.kernels.game import (
     FIRST_MOVER,
     GAMES_PER_BLOCK,
-    N_RECORD,
     POINTS,
     T_BOARD,
     T_SIDE,
@@ -34,7 +33,7 @@ from acesim.kernels.game import (
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE
 from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, encode, forward, sgd_step
 from acesim.kernels.rng import STREAM_WORDS, seed_game_streams
-from acesim.kernels.strategy import LEARNED
+from acesim.kernels.strategy import LEARNED, Seats
 
 
 @njit(cache=True)
@@ -79,27 +78,26 @@ def td_update(model, trace, n, winner, points, lam, alpha, sc, values, targets):
 
 
 @njit(cache=True)
-def self_play(model, start, rules, block_keys, first_game, n_games, turn_cap, widths, ws, uniform, sc,
-              traces, lengths, records):
+def self_play(model, start, rules, block_keys, first_game, n_games, turn_cap, widths, memory, traces, lengths,
+              records):
     """Play games ``first_game ..`` with ``model`` in both seats, each traced into ``traces[i]``.
 
     ``lengths[i]`` receives game ``i``'s number of states (more than the trace
-    holds when it was too long to keep).  Returns ``(ws, uniform)``.
+    holds when it was too long to keep).  Returns the memory, parts of which
+    may have grown.
     """
-    out = np.zeros(3, dtype=np.int64)
     dice = np.zeros(STREAM_WORDS, dtype=np.uint64)
     choices = np.zeros(STREAM_WORDS, dtype=np.uint64)
-    kinds = np.array([LEARNED, LEARNED], dtype=np.int64)
     pair = np.empty((2, model.shape[0]))
     pair[0, :] = model
     pair[1, :] = model
+    seats = Seats(np.array([LEARNED, LEARNED], dtype=np.int64), widths, pair)
     first_block = first_game // GAMES_PER_BLOCK
     for i in range(n_games):
         g = first_game + i
         seed_game_streams(block_keys[g // GAMES_PER_BLOCK - first_block], g, dice, choices)
-        ws, uniform, lengths[i] = play_game(start, rules, dice, choices, turn_cap, kinds, widths, pair, ws,
-                                            uniform, out, sc, records[i], traces[i])
-    return ws, uniform
+        memory, lengths[i] = play_game(start, rules, dice, choices, turn_cap, seats, memory, records[i], traces[i])
+    return memory
 
 
 @njit(cache=True)
