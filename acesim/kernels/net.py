@@ -121,7 +121,7 @@ def _features(position, base, ns, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def encode(board, view, ns):
     """The active inputs of ``board`` into ``ns.idx``/``ns.val``; returns how many.
 
@@ -190,7 +190,7 @@ def _sigmoid(z):
     return 1.0 / (1.0 + np.exp(-z))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def forward(model, n, ns):
     """Every unit's activation for the ``n`` active inputs of ``ns``: hidden layers into ``ns.h1``/``ns.h2``, outputs into ``ns.y``."""
     idx, val, h1, h2, y = ns.idx, ns.val, ns.h1, ns.h2, ns.y
@@ -203,10 +203,13 @@ def forward(model, n, ns):
     for j in range(H1):
         h1[j] = model[b1 + j]
     for a in range(n):
+        # A row as a slice: indexing ``model[row + j]`` would keep Numba's
+        # negative-index check in the loop, which stops LLVM vectorizing it.
         row = w1 + idx[a] * H1
+        w = model[row : row + H1]
         v = val[a]
         for j in range(H1):
-            h1[j] += v * model[row + j]
+            h1[j] += v * w[j]
     for j in range(H1):
         h1[j] = _sigmoid(h1[j])
     pos = b1 + H1
@@ -220,8 +223,9 @@ def forward(model, n, ns):
         for j in range(H1):
             hj = h1[j]
             row = w2 + j * H2
+            w = model[row : row + H2]
             for k in range(H2):
-                h2[k] += hj * model[row + k]
+                h2[k] += hj * w[k]
         for k in range(H2):
             h2[k] = _sigmoid(h2[k])
         pos = b2 + H2
@@ -236,13 +240,13 @@ def forward(model, n, ns):
         y[k] = _sigmoid(z)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def outputs(model, board, view, ns):
     """The network's outputs for ``board`` with side ``view`` on roll, into ``ns.y``."""
     forward(model, encode(board, view, ns), ns)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def win_probability(model, board, ns):
     """P(the side on roll in ``board`` wins); a finished game is 1 or 0."""
     if board[OFF] == N_CHECKERS:
@@ -253,7 +257,7 @@ def win_probability(model, board, ns):
     return ns.y[0]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def equity_of(model, board, view, ns):
     """What side ``view`` on roll expects, signed: ``2p - 1`` (wins) or expected points."""
     outputs(model, board, view, ns)
@@ -323,9 +327,10 @@ def sgd_step(model, n, ns, target, alpha):
             model[b2 + k] += d2[k]
     for a in range(n):
         row = w1 + idx[a] * H1
+        w = model[row : row + H1]  # a slice, so the loop vectorizes (see ``forward``)
         v = val[a]
         for j in range(H1):
-            model[row + j] += v * d1[j]
+            w[j] += v * d1[j]
     for j in range(H1):
         model[b1 + j] += d1[j]
 
