@@ -206,6 +206,7 @@ def train(
     check_seed(seed)
     array = new_model(rules, hidden, seed, objective) if start is None else start.copy()
     sc = worker_memory(width).search
+    rules_array = rules.to_array()
     totals = np.zeros(5, dtype=np.int64)
     report = TrainingReport()
     eval_seed = evaluation_seed(seed)
@@ -217,7 +218,7 @@ def train(
             n = min(TRAIN_BATCH, games - done)  # batches never depend on the evaluations
             tasks = [(array, rules, seed, a, m, width) for a, m in _pieces(done, n, workers)]
             for traces, lengths, records in map_tasks(play_training_games, tasks, backend):
-                T.td_updates(array, traces, lengths, records, lam, alpha, sc, totals)
+                T.td_updates(array, rules_array, traces, lengths, records, lam, alpha, sc, totals)
             before, done = done, done + n
             evaluation = None
             if eval_every and (done // eval_every > before // eval_every or done == games):

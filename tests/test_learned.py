@@ -263,6 +263,7 @@ def test_td_lambda_returns():
     from acesim.kernels.train import td_update
 
     model = L.new_model(AMERICAN, (4, 0), seed=1)
+    rules_array = AMERICAN.to_array()
     boards = game_boards(BACKGAMMON, 1, 3)[:3]
     trace = np.zeros((3, TRACE_WIDTH), dtype=np.int64)
     trace[:, K.T_BOARD :] = boards
@@ -273,7 +274,7 @@ def test_td_lambda_returns():
     scale = model[N.M_POINTS_SCALE]
     for lam in (0.0, 0.6, 1.0):
         values, targets = np.zeros((3, 2)), np.zeros((3, 2))
-        td_update(model.copy(), trace, 3, 1, 6, lam, 0.1, new_scratch(1), values, targets)
+        td_update(model.copy(), rules_array, trace, 3, 1, 6, lam, 0.1, new_scratch(1), values, targets)
         assert np.allclose(values[:, 0], seat_a)
         # seat B won 6 points: R = 0 for winning, (-6/scale + 1)/2 for points, from A's view
         returns = [0.0, (1 - 6 / scale) / 2]
@@ -288,7 +289,7 @@ def test_td_lambda_returns():
         one = trace[:1].copy()
         one[0, K.T_SIDE] = side
         stepped = model.copy()
-        td_update(stepped, one, 1, winner, 1, 0.7, 0.5, new_scratch(1), np.zeros((1, 2)), np.zeros((1, 2)))
+        td_update(stepped, rules_array, one, 1, winner, 1, 0.7, 0.5, new_scratch(1), np.zeros((1, 2)), np.zeros((1, 2)))
         before, after = np.zeros(1), np.zeros(1)
         N.win_probabilities(model, boards[:1], before)
         N.win_probabilities(stepped, boards[:1], after)

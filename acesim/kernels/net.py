@@ -48,6 +48,9 @@ from acesim.kernels.layout import (
     OPP_BAR,
     OPP_OFF,
     OPP_WAITING,
+    R_SCORING,
+    SCORING_GAMMONS,
+    SCORING_PER_CHECKER,
     WAITING,
 )
 
@@ -257,13 +260,55 @@ def win_probability(model, board, ns):
     return ns.y[0]
 
 
+@njit(cache=True, inline="always")
+def points_range(board, view, rules):
+    """The most side ``view`` on roll can still win and lose in one game, before stakes doublings.
+
+    ``gammons``: 3 while the loser has nothing off, else 1; ``per-checker``:
+    the loser's checkers not yet off; ``single``: 1.  Bearing off can only
+    lower either, so this bounds every outcome from ``board`` on.
+    """
+    mine_off = board[OFF] if view == 0 else board[OPP_OFF]
+    theirs_off = board[OPP_OFF] if view == 0 else board[OFF]
+    scoring = rules[R_SCORING]
+    if scoring == SCORING_PER_CHECKER:
+        return N_CHECKERS - theirs_off, N_CHECKERS - mine_off
+    if scoring == SCORING_GAMMONS:
+        return (3 if theirs_off == 0 else 1), (3 if mine_off == 0 else 1)
+    return 1, 1
+
+
+@njit(cache=True, inline="always")
+def bounded_points(model, board, view, rules, p, points):
+    """``points`` (expected, signed, for side ``view`` on roll) held to what ``board`` allows.
+
+    A win is worth at least 1 and at most ``win`` (``points_range``), a loss
+    at least 1 and at most ``loss``, each times at most the stakes multiplier
+    the network's scale allows; with win probability ``p`` (the network's
+    own) the expectation lies in ``[p - (1 - p) loss, p win - (1 - p)]``.  The
+    network's raw output leaves that range in positions it has seen little
+    of (a gammon still counted once the loser has a checker off).
+    """
+    win, loss = points_range(board, view, rules)
+    scoring = rules[R_SCORING]
+    base = 1.0
+    if scoring == SCORING_PER_CHECKER:
+        base = float(N_CHECKERS)
+    elif scoring == SCORING_GAMMONS:
+        base = 3.0
+    stakes = max(model[M_POINTS_SCALE] / base, 1.0)
+    low = p - (1.0 - p) * loss * stakes
+    high = p * win * stakes - (1.0 - p)
+    return min(max(points, low), high)
+
+
 @njit(cache=True, _nrt=False)
-def equity_of(model, board, view, ns):
-    """What side ``view`` on roll expects, signed: ``2p - 1`` (wins) or expected points."""
+def equity_of(model, board, view, rules, ns):
+    """What side ``view`` on roll expects, signed: ``2p - 1`` (wins) or expected points (``bounded_points``)."""
     outputs(model, board, view, ns)
     y = ns.y
     if model[M_OBJECTIVE] == OBJECTIVE_POINTS and model[M_OUTPUTS] > 1:
-        return model[M_POINTS_SCALE] * (2.0 * y[1] - 1.0)
+        return bounded_points(model, board, view, rules, y[0], model[M_POINTS_SCALE] * (2.0 * y[1] - 1.0))
     return 2.0 * y[0] - 1.0
 
 

@@ -415,13 +415,13 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
 
 
 @njit(cache=True, inline="always")
-def net_score(position, again, model, sc):
+def net_score(position, rules, again, model, sc):
     """The mover's equity after a play reaching ``position`` (see the module docstring)."""
     if position[OFF] == N_CHECKERS:
         return WIN_EQUITY
     if again:
-        return equity_of(model, position, 0, sc.net)
-    return -equity_of(model, position, 1, sc.net)
+        return equity_of(model, position, 0, rules, sc.net)
+    return -equity_of(model, position, 1, rules, sc.net)
 
 
 @njit(cache=True)
@@ -435,7 +435,7 @@ def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     best = first
     best_score = -np.inf
     for node in range(first, stop):
-        s = net_score(ws.nodes[node], again, model, sc)
+        s = net_score(ws.nodes[node], rules, again, model, sc)
         if node == first or s > best_score:
             best_score = s
             best = node
@@ -475,7 +475,7 @@ def _net_beam(board, rules, segment, n, width, again, ws, out, model, sc, result
                 update_summary(parent_sum, parent, src, dst, child_sum)
                 child[:] = parent
                 apply_move(child, src, dst)
-                s = net_score(child, again, model, sc)
+                s = net_score(child, rules, again, model, sc)
                 n_next, dropped = _keep(child, child_sum, s, boards, scores, sums, nxt, n_next, width)
                 pruned = pruned or dropped
         if n_next == 0:
@@ -488,7 +488,7 @@ def _net_beam(board, rules, segment, n, width, again, ws, out, model, sc, result
     for i in range(BOARD_SIZE):
         result[i] = boards[cur, 0, i]
     if used == 0:
-        return ws, 0, net_score(board, again and not bonus_lost(roll_sequence(rules), n, 0), model, sc)
+        return ws, 0, net_score(board, rules, again and not bonus_lost(roll_sequence(rules), n, 0), model, sc)
     return ws, used, scores[cur, 0]
 
 

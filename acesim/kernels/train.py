@@ -31,18 +31,19 @@ from acesim.kernels.game import (
     play_game,
 )
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE
-from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, encode, forward, sgd_step
+from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, bounded_points, encode, forward, sgd_step
 from acesim.kernels.rng import STREAM_WORDS, seed_game_streams
 from acesim.kernels.strategy import LEARNED, Seats
 
 
 @njit(cache=True)
-def td_update(model, trace, n, winner, points, lam, alpha, sc, values, targets):
+def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, targets):
     """One game's TD(lambda) steps on ``model`` in place (module docstring).
 
-    ``trace[:n]`` are the game's states, ``winner`` its winning seat and
-    ``points`` what the winner scored; ``values`` and ``targets`` (n x 2)
-    are scratch.
+    ``trace[:n]`` are the game's states under ``rules``, ``winner`` its
+    winning seat and ``points`` what the winner scored; ``values`` and
+    ``targets`` (n x 2) are scratch.  A state's points value enters the
+    targets held to what its position allows (``net.bounded_points``), as in play.
     """
     K = int(model[M_OUTPUTS])
     scale = model[M_POINTS_SCALE]
@@ -55,6 +56,9 @@ def td_update(model, trace, n, winner, points, lam, alpha, sc, values, targets):
             board[i] = trace[t, T_BOARD + i]
         m = encode(board, 0, ns)
         forward(model, m, ns)
+        if K > 1:
+            bounded = bounded_points(model, board, 0, rules, y[0], scale * (2.0 * y[1] - 1.0))
+            y[1] = (bounded / scale + 1.0) / 2.0
         for k in range(K):
             values[t, k] = y[k] if trace[t, T_SIDE] == 0 else 1.0 - y[k]
     signed = points if winner == 0 else -points
@@ -101,7 +105,7 @@ def self_play(model, start, rules, block_keys, first_game, n_games, turn_cap, wi
 
 
 @njit(cache=True)
-def td_updates(model, traces, lengths, records, lam, alpha, sc, totals):
+def td_updates(model, rules, traces, lengths, records, lam, alpha, sc, totals):
     """``td_update`` for each game of a ``self_play`` batch, in game order; ``totals`` as ``train_games``."""
     values = np.empty((traces.shape[1], 2))
     targets = np.empty((traces.shape[1], 2))
@@ -117,4 +121,4 @@ def td_updates(model, traces, lengths, records, lam, alpha, sc, totals):
         totals[1] += n
         if records[i, WINNER] == records[i, FIRST_MOVER]:
             totals[4] += 1
-        td_update(model, traces[i], n, records[i, WINNER], records[i, POINTS], lam, alpha, sc, values, targets)
+        td_update(model, rules, traces[i], n, records[i, WINNER], records[i, POINTS], lam, alpha, sc, values, targets)

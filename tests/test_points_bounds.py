@@ -1,0 +1,87 @@
+"""The learned player's expected points stay within what the position allows (issue: gammons once a checker is off).
+
+Once the opponent has borne off a checker the side on roll can win at most one
+point under ``gammons`` scoring, and once it has borne one off it can lose at
+most one; under ``per-checker`` the stake is the loser's checkers not yet off.
+Every points estimate the player acts on (``net.equity_of``) and every points
+value that enters a training target (``train.td_update``) must respect that.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+from acesim.games import trace_games
+from acesim.kernels import game as K
+from acesim.kernels import net as N
+from acesim.kernels.layout import N_CHECKERS, OFF, OPP_OFF
+from acesim.kernels.strategy import new_scratch
+from acesim.kernels.train import td_update
+from acesim.rules import Ruleset
+from acesim.strategies import load_strategy
+
+
+@njit
+def _estimates(model, boards, rules, out):
+    """Per board and view: the player's points estimate and its win probability."""
+    ns = N.new_net_scratch()
+    for i in range(boards.shape[0]):
+        for view in range(2):
+            out[i, view, 0] = N.equity_of(model, boards[i], view, rules, ns)
+            N.outputs(model, boards[i], view, ns)
+            out[i, view, 1] = ns.y[0]
+
+
+def _positions_with_checkers_off(rules: Ruleset) -> np.ndarray:
+    traces = trace_games(rules, f"learned:{rules.name}", f"learned:{rules.name}", 5, 0, 60)
+    boards = traces.rolls[:, K.T_BOARD :].astype(np.int8)
+    keep = (boards[:, OFF] + boards[:, OPP_OFF] > 0) & (boards[:, OFF] < N_CHECKERS) & (boards[:, OPP_OFF] < N_CHECKERS)
+    return np.ascontiguousarray(boards[keep])
+
+
+def _allowed(boards: np.ndarray, view: int, scoring: str) -> tuple[np.ndarray, np.ndarray]:
+    """Most points the side on roll can win and lose from each board."""
+    mine = boards[:, OFF] if view == 0 else boards[:, OPP_OFF]
+    theirs = boards[:, OPP_OFF] if view == 0 else boards[:, OFF]
+    if scoring == "per-checker":
+        return N_CHECKERS - theirs.astype(float), N_CHECKERS - mine.astype(float)
+    return np.where(theirs == 0, 3.0, 1.0), np.where(mine == 0, 3.0, 1.0)
+
+
+@pytest.mark.parametrize("preset", ["backgammon", "american"])
+def test_points_estimates_respect_the_position(preset):
+    rules = Ruleset.preset(preset)
+    model = np.array(load_strategy(f"learned:{preset}").weights)
+    boards = _positions_with_checkers_off(rules)
+    assert len(boards) > 200
+    out = np.zeros((len(boards), 2, 2))
+    _estimates(model, boards, rules.to_array(), out)
+    for view in range(2):
+        points, p = out[:, view, 0], out[:, view, 1]
+        win, loss = _allowed(boards, view, rules.scoring)
+        assert (points <= p * win - (1 - p) + 1e-12).all()
+        assert (points >= p - (1 - p) * loss - 1e-12).all()
+        if rules.scoring == "gammons":
+            theirs = boards[:, OPP_OFF] if view == 0 else boards[:, OFF]
+            mine = boards[:, OFF] if view == 0 else boards[:, OPP_OFF]
+            assert (points[theirs > 0] <= 1 + 1e-12).all()  # no gammon left to win
+            assert (points[mine > 0] >= -1 - 1e-12).all()  # none left to lose
+
+
+def test_training_targets_hold_the_points_value_to_the_position():
+    rules = Ruleset.preset("backgammon")
+    model = np.array(load_strategy("learned:backgammon").weights)
+    boards = _positions_with_checkers_off(rules)[:300]
+    trace = np.zeros((len(boards), K.TRACE_WIDTH), dtype=np.int64)
+    trace[:, K.T_BOARD :] = boards
+    trace[:, K.T_SIDE] = 0  # every state seat A's, so values are the side on roll's
+    values, targets = np.zeros((len(boards), 2)), np.zeros((len(boards), 2))
+    td_update(model.copy(), rules.to_array(), trace, len(boards), 0, 1, 0.7, 0.0, new_scratch(1), values, targets)
+    scale = model[N.M_POINTS_SCALE]
+    points = scale * (2 * values[:, 1] - 1)
+    p = values[:, 0]
+    win, loss = _allowed(boards, 0, "gammons")
+    assert (points <= p * win - (1 - p) + 1e-9).all()
+    assert (points >= p - (1 - p) * loss - 1e-9).all()
