@@ -19,7 +19,7 @@ from acesim.kernels.memory import keep_memory, worker_memory
 from acesim.position import Position
 from acesim.rules import RULES_VERSION, Ruleset
 from acesim.streams import block_keys, check_seed
-from acesim.strategies import Strategy, as_strategy, lowered
+from acesim.strategies import Strategy, as_strategy, lowered, playing_row
 
 # No preset's random games come near it (see tests/test_games.py); a game that
 # reaches it is recorded as unfinished, never as a win.
@@ -187,7 +187,7 @@ def play_training_games(
     lengths = np.zeros(n_games, dtype=np.int64)
     records = np.zeros((n_games, K.N_RECORD), dtype=np.int64)
     widths = np.array([[width, width], [width, width]], dtype=np.int64)
-    keep_memory(T.self_play(network, Position.start(rules.start).to_board(), rules.to_array(),
+    keep_memory(T.self_play(playing_row(network), Position.start(rules.start).to_board(), rules.to_array(),
                             block_keys(seed, first_game, n_games), first_game, n_games, DEFAULT_TURN_CAP, widths,
                             worker_memory(width), traces, lengths, records))
     keep = int(min(max(lengths.max(), 1), TRACE_ROWS))

@@ -38,7 +38,7 @@ from acesim.kernels import net as N
 from acesim.rules import KNOBS, RULES_VERSION, Ruleset
 
 MODEL_FORMAT = 1
-DEFAULT_WIDTH = 4  # beam width of doubles segments while training and playing
+DEFAULT_WIDTH = 16  # candidates of a doubles segment the network judges, in training and play
 
 
 @dataclass(frozen=True)

@@ -158,13 +158,22 @@ def _search_width(spec: str, search: str, default: int) -> int:
     raise AcesimError(f"unknown search option in {spec!r}; use NAME@full or NAME@beam=K")
 
 
+RANKER = "expert"  # the heuristic that ranks a doubles segment's plays for a network to judge
+
+
+def playing_row(network: np.ndarray) -> np.ndarray:
+    """A network's row as the kernels play it: the network, then the ranker's weights (``net.ranker_of``)."""
+    ranker, _ = _read_file(None)["strategies"][RANKER]
+    return np.concatenate([np.asarray(network, dtype=np.float64), np.array(ranker, dtype=np.float64)])
+
+
 def _learned(spec: str, name: str, search: str) -> Strategy:
     if not name:
         raise AcesimError("strategy 'learned:' needs a model: learned:PATH.npz or learned:NAME of a shipped model")
     width = _search_width(spec, search, DEFAULT_WIDTH)
     model = load_model(model_path(name))
     return Strategy(
-        spec, LEARNED, width, tuple(model.array.tolist()), choice_width=width,
+        spec, LEARNED, width, tuple(playing_row(model.array).tolist()), choice_width=width,
         description=f"1-ply search with the network of {model.path} (trained under {model.rules_name})",
         model_rules=model.rules_name, model_knobs=model.knobs, model_sha256=model.sha256,
     )
@@ -177,7 +186,7 @@ def as_strategy(s: Strategy | str) -> Strategy:
 
 def learned_strategy(array: np.ndarray, rules, spec: str, width: int) -> Strategy:
     """A learned strategy from a network in memory (training evaluates itself with this)."""
-    return Strategy(spec, LEARNED, width, tuple(array.tolist()), choice_width=width,
+    return Strategy(spec, LEARNED, width, tuple(playing_row(array).tolist()), choice_width=width,
                     description="network in training", model_rules=rules.name,
                     model_knobs=tuple(rules.knobs().items()))
 

@@ -189,6 +189,32 @@ def encode(board, view, ns):
 
 
 @njit(cache=True, inline="always")
+def network_size(model):
+    """How many numbers of a playing row are the network (header included).
+
+    A learned strategy's row continues with the weights of the heuristic that
+    ranks the candidate plays of a doubles segment for the network to judge
+    (``strategy.net_best_play``); ``ranker_of`` is that part.
+    """
+    n_in = int(model[M_INPUTS])
+    h1 = int(model[M_HIDDEN1])
+    h2 = int(model[M_HIDDEN2])
+    k = int(model[M_OUTPUTS])
+    last = h2 if h2 > 0 else h1
+    n = n_in * h1 + h1 + last * k + k
+    if h2 > 0:
+        n += h1 * h2 + h2
+    return HEADER + n
+
+
+@njit(cache=True, inline="always")
+def ranker_of(model):
+    """The heuristic weights after the network in a playing row (see ``network_size``)."""
+    start = network_size(model)
+    return model[start : start + N_FEATURES]
+
+
+@njit(cache=True, inline="always")
 def _sigmoid(z):
     return 1.0 / (1.0 + np.exp(-z))
 

@@ -19,13 +19,19 @@ the one that maximises the network's equity (``kernels.net``) one ply ahead:
 ``LEARNED`` scores a play by the equity of its resulting position for the
 mover: the network's value with the mover on roll when it rolls again (a
 double with an extra roll, a 1-2, the double chosen after it when that earns
-a roll), else minus the value with the opponent on roll.  A two-dice segment
-is enumerated and every distinct play scored; a doubles segment is searched by
-the same beam as ``LINEAR`` with the network scoring the partial positions.
-The search assumes a bonus roll is not forfeited: under
-``bonus_needs_full_use`` the beam may score a play that cannot use every die
-as if the mover rolled again (the exhaustive search knows the dice used and
-does not).
+a roll), else minus the value with the opponent on roll; expected points are
+held to what the position allows (``net.bounded_points``).  A two-dice
+segment is enumerated and every distinct play scored.  A doubles segment is
+searched by the beam above with the cheap heuristic that follows the network
+in its row (``net.ranker_of``, the ``expert`` weights), keeping the ``width``
+best distinct plays, and the network judges those (``_net_judged``): a beam
+scored by the network itself judged partial positions, which the network
+never learned, and played weaker than scoring every play; the network
+judging the heuristic's best plays is not weaker than scoring every play in
+head-to-heads at the default width (``acesim/models/README.md``).  ``width =
+0`` scores every play.
+When the bonus of the segment is forfeited under ``bonus_needs_full_use``
+whichever play is chosen, the plays are scored as ending the turn.
 
 The random choices (which play, which double) come from the game's choice
 stream, never from its dice stream.
@@ -65,7 +71,7 @@ from acesim.kernels.layout import (
     OFF,
     R_DOUBLES,
 )
-from acesim.kernels.net import WIN_EQUITY, equity_of, new_net_scratch
+from acesim.kernels.net import WIN_EQUITY, equity_of, new_net_scratch, ranker_of
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.rng import below
 from acesim.kernels.turn import after_segment, bonus_lost, roll_sequence, still_on_roll
@@ -443,14 +449,17 @@ def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     return ws, used, best_score
 
 
-@njit(cache=True)
-def _net_beam(board, rules, segment, n, width, again, ws, out, model, sc, result):
-    """``_beam`` with the network's scores."""
+@njit(cache=True, _nrt=False)
+def _ranked_plays(board, rules, segment, n, width, ranker, boards, scores, sums, parent, parent_sum, child,
+                  child_sum, moves):
+    """The ``width`` best distinct plays of a doubles segment by the heuristic ``ranker``, by beam search.
+
+    The beam of ``_beam`` over the dice, every level kept (the last too, as
+    candidates).  Returns ``(kept, level, used, found)``: the plays are rows
+    ``0..kept-1`` of beam ``level``; ``found`` is False when the beam stopped
+    short after pruning and the segment must be searched exhaustively.
+    """
     open_bits = open_mask(board)
-    boards, scores, sums = sc.beam, sc.beam_scores, sc.beam_sums
-    parent, parent_sum = sc.parent, sc.parent_sum
-    child, child_sum = sc.child, sc.child_sum
-    moves = sc.moves
     summarize(board, parent_sum)
     for i in range(BOARD_SIZE):
         boards[0, 0, i] = board[i]
@@ -473,9 +482,9 @@ def _net_beam(board, rules, segment, n, width, again, ws, out, model, sc, result
             for i in range(m):
                 src, dst = moves[i, 0], moves[i, 1]
                 update_summary(parent_sum, parent, src, dst, child_sum)
-                child[:] = parent
+                _copy_board(child, parent)
                 apply_move(child, src, dst)
-                s = net_score(child, rules, again, model, sc)
+                s = summary_score(child_sum, ranker)
                 n_next, dropped = _keep(child, child_sum, s, boards, scores, sums, nxt, n_next, width)
                 pruned = pruned or dropped
         if n_next == 0:
@@ -483,20 +492,45 @@ def _net_beam(board, rules, segment, n, width, again, ws, out, model, sc, result
         used = k + 1
         cur = nxt
         kept = n_next
-    if used < n and pruned:
+    return kept, cur, used, not (used < n and pruned)
+
+
+@njit(cache=True)
+def _net_judged(board, rules, segment, n, width, again, ws, out, model, sc, result):
+    """A doubles segment: the network judges the ``width`` best plays of the heuristic ranker."""
+    kept, lv, used, found = _ranked_plays(board, rules, segment, n, width, ranker_of(model), sc.beam,
+                                          sc.beam_scores, sc.beam_sums, sc.parent, sc.parent_sum, sc.child,
+                                          sc.child_sum, sc.moves)
+    if not found:
         return _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
+    if bonus_lost(roll_sequence(rules), n, used):
+        again = False  # the bonus is forfeited whichever play is chosen
+    boards = sc.beam
+    best = 0
+    best_score = 0.0
+    for j in range(kept):
+        for i in range(BOARD_SIZE):
+            sc.child[i] = boards[lv, j, i]
+        s = net_score(sc.child, rules, again, model, sc)
+        if j == 0 or s > best_score:
+            best_score = s
+            best = j
     for i in range(BOARD_SIZE):
-        result[i] = boards[cur, 0, i]
-    if used == 0:
-        return ws, 0, net_score(board, rules, again and not bonus_lost(roll_sequence(rules), n, 0), model, sc)
-    return ws, used, scores[cur, 0]
+        result[i] = boards[lv, best, i]
+    return ws, used, best_score
 
 
 @njit(cache=True)
 def net_best_play(board, rules, segment, n, width, again, ws, out, model, sc, result):
-    """The ``LEARNED`` strategy's play of ``segment[:n]`` into ``result``; returns ``(ws, used, score)``."""
+    """The ``LEARNED`` strategy's play of ``segment[:n]`` into ``result``; returns ``(ws, used, score)``.
+
+    A two-dice segment: every distinct play scored by the network.  A doubles
+    segment (``width > 0``): the heuristic that follows the network in its
+    row ranks the plays by beam search, and the network judges the ``width``
+    best (``_net_judged``); ``width = 0``: every distinct play.
+    """
     if n > 2 and width > 0:
-        return _net_beam(board, rules, segment, n, width, again, ws, out, model, sc, result)
+        return _net_judged(board, rules, segment, n, width, again, ws, out, model, sc, result)
     return _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
 
 
