@@ -29,7 +29,7 @@ from acesim.kernels.plays import (
 from acesim.openspiel_bridge import random_states
 from acesim.rules import PRESETS, load_ruleset
 from acesim.sampling import sample_positions
-from acesim.strategies import load_strategy
+from acesim.strategies import load_strategy, resolve_spec
 
 
 PASSES = 7
@@ -157,7 +157,7 @@ def format_moves_table(rows: list[BenchRow], markdown: bool = False) -> str:
 
 # --- whole games ------------------------------------------------------------------
 
-GAME_STRATEGIES = ("random", "racer", "safe", "blocker", "expert")
+GAME_STRATEGIES = ("random", "racer", "safe", "blocker", "expert", "best")  # best: the preset's learned model
 
 
 ROUNDS = 3  # every case is timed once per round; a case's figure is its best round
@@ -232,15 +232,21 @@ def bench_games(n_games: int, seed: int, strategies=GAME_STRATEGIES, rounds: int
     """Self-play games per second per core, per preset and strategy, and OpenSpiel's for scale.
 
     European ``random`` enumerates every play of every eight-die segment, so it
-    runs a tenth of the games.  The cases are timed in ``rounds`` rounds,
+    runs a tenth of the games, and the learned players (``best``, resolved per
+    preset) a fifth.  The cases are timed in ``rounds`` rounds,
     each round timing every case once on new games, so a slow spell of a shared
     machine spoils one round of many cases rather than every run of one case;
     a case reports its best round and its worst.
     """
     cases = []
     for name, ruleset in PRESETS.items():
-        for strategy in strategies:
-            n = max(2, n_games // 10) if (name == "european" and strategy == "random") else n_games
+        for spec in strategies:
+            strategy = resolve_spec(spec, ruleset)
+            n = n_games
+            if name == "european" and strategy == "random":
+                n = max(2, n_games // 10)
+            elif strategy.startswith("learned:"):
+                n = max(2, n_games // 5)
             cases.append((name, strategy, n, _games_case(ruleset, strategy, n, seed)))
     times = [[] for _ in cases]
     rolls = [0.0] * len(cases)

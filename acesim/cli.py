@@ -436,7 +436,7 @@ def ladder(
 ) -> None:
     """Round-robin of strategies, both seats, win rates with 95% intervals."""
     from acesim.ladder import ladder as run_ladder, ladder_matrix, ladder_table
-    from acesim.strategies import load_strategy, strategy_names
+    from acesim.strategies import load_strategy, resolve_spec, strategy_names
 
     with one_line_errors():
         rule_sets = _rule_sets(rules, rule)
@@ -447,7 +447,7 @@ def ladder(
             strategies_file)
         if any(not s for s in specs):
             raise AcesimError(f"empty strategy name in --strategies {strategies!r}")
-        chosen = [load_strategy(s, strategies_file) for s in specs]
+        chosen = [load_strategy(resolve_spec(s, ruleset), strategies_file) for s in specs]
         if games <= 0:
             raise AcesimError(f"the number of games must be positive, got {games}")
         n_workers = _worker_count(workers)
@@ -641,7 +641,9 @@ def _analysis_options(parts: tuple[str, ...], name: str, doc: str, out_required:
         rule: RuleOverride = None,
         sweep: SweepOption = None,
         games: AnalysisGames = 10_000,
-        strategy: Annotated[str, typer.Option("--strategy", help="The strategy both sides play.")] = "expert",
+        strategy: Annotated[str, typer.Option(
+            "--strategy", help="The strategy both sides play; best: the rule set's shipped learned model, "
+                               "else expert.")] = "best",
         equity_games: EquityGames = None,
         luck_games: LuckGames = None,
         ladder_games: LadderGames = None,

@@ -40,7 +40,7 @@ from acesim.plots import elo as PE
 from acesim.plots import luck as PL
 from acesim.rules import RULES_VERSION, Ruleset, load_rulesets
 from acesim.stats import Z95, wilson
-from acesim.strategies import load_strategy
+from acesim.strategies import load_strategy, resolve_spec
 from acesim.streams import check_seed
 from acesim.tasks import check_workers, map_tasks
 
@@ -53,12 +53,12 @@ class ReportPlan:
     """What a report runs: sizes, strategies and the one seed everything derives from."""
 
     rulesets: tuple[Ruleset, ...]
-    strategy: str = "expert"
+    strategy: str = "best"  # "best": each rule set's strongest shipped player (strategies.best_spec)
     games: int = 10_000  # games per rule set for the comparison and the bonus-roll figures
     equity_games: int = 2_000  # self-play games the equity model is fitted on (20% held out)
     luck_games: int = 300  # games whose every roll is valued (per-roll luck, roll values)
     ladder_games: int = 200  # games per pairing and seat order in the skill ladder
-    ladder_strategies: tuple[str, ...] = ("random", "racer", "safe", "blocker", "expert")
+    ladder_strategies: tuple[str, ...] = ("random", "racer", "safe", "blocker", "expert", "best")
     seed: int = 42
     command: str = ""
     parts: tuple[str, ...] = PARTS  # which analyses to run: compare, bonus, luck
@@ -66,6 +66,19 @@ class ReportPlan:
 
     def needs(self, *parts: str) -> bool:
         return any(p in self.parts for p in parts)
+
+    def player(self, rules: Ruleset) -> str:
+        """The strategy both sides play under ``rules`` (``best`` resolved)."""
+        return resolve_spec(self.strategy, rules)
+
+    def ladder_for(self, rules: Ruleset) -> list[str]:
+        """The skill ladder's strategies under ``rules``, ``best`` resolved, each once."""
+        specs: list[str] = []
+        for spec in self.ladder_strategies:
+            spec = resolve_spec(spec, rules)
+            if spec not in specs:
+                specs.append(spec)
+        return specs
 
     def check(self) -> None:
         unknown = [p for p in self.parts if p not in PARTS]
@@ -81,22 +94,22 @@ class ReportPlan:
         names = [r.name for r in self.rulesets]
         if len(set(names)) != len(names):
             raise AcesimError(f"rule sets must have distinct names, got {', '.join(names)}")
-        if self.needs("bonus", "luck") and load_strategy(self.strategy).kind == 0:
-            raise AcesimError(
-                f"--strategy {self.strategy} is not deterministic; the value of rolls and per-roll luck value its plays"
-            )
-        for spec in (self.strategy, *self.ladder_strategies):
-            chosen = load_strategy(spec)
-            for r in self.rulesets:
-                chosen.check_rules(r)
+        for r in self.rulesets:
+            if self.needs("bonus", "luck") and load_strategy(self.player(r)).kind == 0:
+                raise AcesimError(
+                    f"--strategy {self.strategy} is not deterministic; the value of rolls and per-roll luck value "
+                    f"its plays"
+                )
+            for spec in (self.player(r), *self.ladder_for(r)):
+                load_strategy(spec).check_rules(r)
         if self.equity.startswith("learned:"):
             model = load_model(model_path(self.equity[len("learned:"):]))
             for r in self.rulesets:
                 model.check_rules(r)
         elif self.equity not in ("auto", "logistic"):
             raise AcesimError(f"unknown equity model {self.equity!r}; use auto, logistic or learned:PATH")
-        if self.needs("luck") and ("random" not in self.ladder_strategies
-                                   or self.strategy not in self.ladder_strategies):
+        if self.needs("luck") and any("random" not in self.ladder_for(r) or self.player(r) not in self.ladder_for(r)
+                                      for r in self.rulesets):
             raise AcesimError("the skill ladder needs 'random' and the report's strategy")
 
 
@@ -108,7 +121,7 @@ def analysis_plan(
     overrides: Sequence[str] = (),
     sweep: str | None = None,
     games: int = 10_000,
-    strategy: str = "expert",
+    strategy: str = "best",
     equity_games: int | None = None,
     luck_games: int | None = None,
     ladder_games: int | None = None,
@@ -156,6 +169,7 @@ class RuleSetResult:
     """Everything the report shows about one rule set."""
 
     rules: Ruleset
+    player: str = ""  # the strategy both sides played (``best`` resolved)
     records: pd.DataFrame | None = None
     calibration: pd.DataFrame | None = None  # of every equity model, column ``model``
     equity_model: str = ""  # the one the luck and roll values use
@@ -173,8 +187,8 @@ class RuleSetResult:
 def _one_rule_set(plan: ReportPlan, index: int) -> RuleSetResult:
     """All the games and analyses of one rule set (runs in a worker process)."""
     rules = plan.rulesets[index]
-    s = plan.strategy
-    result = RuleSetResult(rules)
+    s = plan.player(rules)
+    result = RuleSetResult(rules, player=s)
     if plan.needs("compare", "bonus"):
         result.records = play_games(rules, plan.games, plan.seed, s, s)
     if plan.needs("bonus", "luck"):
@@ -193,7 +207,7 @@ def _one_rule_set(plan: ReportPlan, index: int) -> RuleSetResult:
         result.luck = luck_summary(result.luck_games, rules.name, s, s)
         result.too_long = traces.too_long
     if plan.needs("luck"):
-        strategies = [load_strategy(x) for x in plan.ladder_strategies]
+        strategies = [load_strategy(x) for x in plan.ladder_for(rules)]
         matches = ladder(rules, strategies, plan.ladder_games, plan.seed, workers=1)
         result.ladder = ladder_table(matches, strategies)
         result.elo = bradley_terry(result.ladder, bootstrap=200, seed=plan.seed)
@@ -223,7 +237,7 @@ def _ci(x: float, low: float, high: float, digits: int = 3, scale: float = 1.0) 
     return f"{x * scale:.{digits}f} [{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
 
 
-def relative_skill(results: list[RuleSetResult], strategy: str) -> pd.DataFrame:
+def relative_skill(results: list[RuleSetResult]) -> pd.DataFrame:
     """Expert vs random and the share of the result skill can move (STATISTICS.md "Relative skill").
 
     The upper bound is a player that wins every game against ``random`` (W = 1):
@@ -233,7 +247,7 @@ def relative_skill(results: list[RuleSetResult], strategy: str) -> pd.DataFrame:
     rows = []
     for r in results:
         t = r.ladder
-        row = t[(t["strategy"] == strategy) & (t["opponent"] == "random")].iloc[0]
+        row = t[(t["strategy"] == r.player) & (t["opponent"] == "random")].iloc[0]
         games, wins = int(row["games"]), int(row["wins"])
         low, high = wilson(wins, games)
         w = wins / games
@@ -277,7 +291,7 @@ def tables(plan: ReportPlan, results: list[RuleSetResult]) -> dict[str, pd.DataF
     if plan.needs("luck"):
         out["elo"] = pd.concat([r.elo.assign(rules=r.rules.name) for r in results])
         out["ladder"] = pd.concat([r.ladder.assign(rules=r.rules.name) for r in results])
-        out["relative_skill"] = relative_skill(results, plan.strategy)
+        out["relative_skill"] = relative_skill(results)
     return out
 
 
@@ -323,7 +337,8 @@ SECTIONS = (
 
 def _summary_markdown(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFrame]) -> list[str]:
     """The headline tables, as Markdown lines."""
-    lines = []
+    players = ", ".join(f"`{r.player}` under {r.rules.name}" for r in results)
+    lines = [f"Played by `{plan.strategy}` against itself: {players}.", ""]
     names = [r.rules.name for r in results]
     if plan.needs("compare"):
         lines += _comparison_lines(t, results)
@@ -403,7 +418,7 @@ def _luck_lines(plan: ReportPlan, t: dict[str, pd.DataFrame], results: list[Rule
     lines = ["Luck factor, three ways:", "",
               "| rule set | luck games | luckier side won [95% CI] | R² of result on net luck [95% CI] | "
               "sd of net luck | luck-adjusted result of seat A, mean [95% CI] (sd) | equity model used: Brier (constant) | skill spread Elo(best) − Elo(random) [95% CI] | "
-              f"{plan.strategy} vs random [95% CI] | relative skill RS |",
+              "player vs random [95% CI] | relative skill RS |",
               "|---|---|---|---|---|---|---|---|---|---|"]
     rs = t["relative_skill"].set_index("rules")
     for r, row in zip(results, lk.itertuples()):
@@ -441,7 +456,8 @@ def _text(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFr
         f"# acesim report: {names}",
         "",
         f"acesim {__version__}, rules version {RULES_VERSION}, seed {plan.seed}, strategy "
-        f"`{plan.strategy}` against itself.",
+        f"`{plan.strategy}` against itself: "
+        + ", ".join(f"`{r.player}` under {r.rules.name}" for r in results) + ".",
         "",
         f"Reproduce with: `{plan.command}`" if plan.command else "",
         "",
@@ -567,6 +583,7 @@ def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool
             "command": plan.command,
             "seed": plan.seed,
             "strategy": plan.strategy,
+            "players": {r.rules.name: r.player for r in results},
             "games": plan.games,
             "equity_games": plan.equity_games,
             "luck_games": plan.luck_games,

@@ -24,7 +24,7 @@ from acesim.errors import AcesimError
 from acesim.inputs import read_text
 from acesim.kernels.evaluate import FEATURES, N_FEATURES
 from acesim.kernels.strategy import LEARNED, LINEAR, MAX_WIDTH, RANDOM, Seats
-from acesim.model_files import DEFAULT_WIDTH, load_model, model_path, refuse_other_rules
+from acesim.model_files import DEFAULT_WIDTH, load_model, model_dir, model_path, refuse_other_rules
 
 RANDOM_NAME = "random"
 # Scores add weight x feature over features of at most a few hundred; beyond
@@ -116,6 +116,11 @@ def load_strategy(spec: str, path: Path | None = None) -> Strategy:
     if not spec:
         raise AcesimError("empty strategy name; use random, a table of the weights file, or learned:MODEL")
     name, _, search = spec.partition("@")
+    if name == BEST:
+        raise AcesimError(
+            f"strategy {spec!r} stands for a player chosen by the rules (resolve_spec); "
+            f"use it where the rules are known, without a search option"
+        )
     if name.startswith(LEARNED_PREFIX):
         return _learned(spec, name[len(LEARNED_PREFIX):], search)
     if name == RANDOM_NAME:
@@ -159,6 +164,22 @@ def _search_width(spec: str, search: str, default: int) -> int:
 
 
 RANKER = "expert"  # the heuristic that ranks a doubles segment's plays for a network to judge
+BEST = "best"  # the strongest shipped player of the rules: their learned model, else the heuristic
+BEST_FALLBACK = "expert"
+
+
+def best_spec(rules) -> str:
+    """What ``best`` plays under ``rules``: ``learned:NAME`` of the shipped model trained
+    under exactly these knobs, else ``expert``."""
+    for path in sorted(model_dir().glob("*.npz")):
+        if dict(load_model(path).knobs) == rules.knobs():
+            return f"{LEARNED_PREFIX}{path.stem}"
+    return BEST_FALLBACK
+
+
+def resolve_spec(spec: str, rules) -> str:
+    """``spec`` with ``best`` replaced by the player it stands for under ``rules``."""
+    return best_spec(rules) if spec.strip() == BEST else spec
 
 
 def playing_row(network: np.ndarray) -> np.ndarray:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -40,8 +41,12 @@ def test_report_has_every_chart_and_table(report):
     assert {"comparison", "paired_differences", "bonus_model", "roll_values", "luck", "elo",
             "relative_skill", "calibration", "rules"} <= set(meta["tables"])
     # the reproducing command and seed, the formulas, the knob tables
-    assert "`acesim report --rules european,backgammon --games 150 --strategy expert --equity-games 60 " \
+    assert "`acesim report --rules european,backgammon --games 150 --strategy best --equity-games 60 " \
         "--luck-games 6 --ladder-games 4 --seed 9 --out" in markdown
+    # best is each rule set's shipped learned player, said in the report and its metadata
+    assert meta["players"] == {"european": "learned:european", "backgammon": "learned:backgammon"}
+    assert "`learned:european` under european, `learned:backgammon` under backgammon" in markdown
+    assert set(pd.read_csv(report / "tables" / "ladder.csv")["strategy"]) >= {"learned:european", "expert"}
     assert "net luck N = L_A - L_B" in html and "home_after_all_in" in html
     assert meta["rules"]["backgammon"]["start"] == "backgammon"
 
