@@ -238,7 +238,8 @@ def _ci(x: float, low: float, high: float, digits: int = 3, scale: float = 1.0) 
 
 
 def relative_skill(results: list[RuleSetResult]) -> pd.DataFrame:
-    """Expert vs random and the share of the result skill can move (STATISTICS.md "Relative skill").
+    """The ladder's strongest player (highest Elo) vs random, and the share of the result skill can
+    move (STATISTICS.md "Relative skill").
 
     The upper bound is a player that wins every game against ``random`` (W = 1):
     the foresight player of STATISTICS.md is not built yet, so RS here is
@@ -247,12 +248,13 @@ def relative_skill(results: list[RuleSetResult]) -> pd.DataFrame:
     rows = []
     for r in results:
         t = r.ladder
-        row = t[(t["strategy"] == r.player) & (t["opponent"] == "random")].iloc[0]
+        strongest = r.elo.set_index("strategy")["elo"].idxmax()
+        row = t[(t["strategy"] == strongest) & (t["opponent"] == "random")].iloc[0]
         games, wins = int(row["games"]), int(row["wins"])
         low, high = wilson(wins, games)
         w = wins / games
         rows.append(
-            {"rules": r.rules.name, "games": games, "win_rate_vs_random": w, "win_low": low,
+            {"rules": r.rules.name, "strongest": strongest, "games": games, "win_rate_vs_random": w, "win_low": low,
              "win_high": high, "relative_skill": 2 * w - 1, "rs_low": 2 * low - 1, "rs_high": 2 * high - 1}
         )
     return pd.DataFrame(rows)
@@ -418,7 +420,7 @@ def _luck_lines(plan: ReportPlan, t: dict[str, pd.DataFrame], results: list[Rule
     lines = ["Luck factor, three ways:", "",
               "| rule set | luck games | luckier side won [95% CI] | R² of result on net luck [95% CI] | "
               "sd of net luck | luck-adjusted result of seat A, mean [95% CI] (sd) | equity model used: Brier (constant) | skill spread Elo(best) − Elo(random) [95% CI] | "
-              "player vs random [95% CI] | relative skill RS |",
+              "strongest vs random [95% CI] | relative skill RS |",
               "|---|---|---|---|---|---|---|---|---|---|"]
     rs = t["relative_skill"].set_index("rules")
     for r, row in zip(results, lk.itertuples()):
@@ -432,7 +434,7 @@ def _luck_lines(plan: ReportPlan, t: dict[str, pd.DataFrame], results: list[Rule
             f"{_ci(row.luck_adjusted_a_mean, row.luck_adjusted_a_low, row.luck_adjusted_a_high)} "
             f"({row.luck_adjusted_a_sd:.3f}) | "
             f"{row.equity_model}: {row.brier:.4f} ({row.brier_constant:.4f}) | {spread} | "
-            f"{_ci(s['win_rate_vs_random'], s['win_low'], s['win_high'])} (n = {int(s['games']):,}) | "
+            f"{s['strongest']}: {_ci(s['win_rate_vs_random'], s['win_low'], s['win_high'])} (n = {int(s['games']):,}) | "
             f"{_ci(s['relative_skill'], s['rs_low'], s['rs_high'])} |"
         )
     lines.append("")
@@ -488,8 +490,10 @@ def _text(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFr
         f"calibrated on the same held-out games and the report uses {'the better calibrated (the lower reliability term of the Brier score, shown in the calibration chart)' if plan.equity == 'auto' else '`' + plan.equity + '`'}. `W(s, r)`: the value "
         "after the strategy plays roll r in s, its bonus included (1-2: the chosen double; roll-die: "
         "the six dice averaged), then V if the mover rolls again, else 1 − V of the opponent's view.",
-        "* Relative skill `RS = (W(expert vs random) − 0.5) / (W_bound − 0.5)` with the bound `W_bound = 1` "
-        "(a player that wins every game): the foresight player is not built, so this RS is a lower bound.",
+        "* Relative skill `RS = (W(strongest vs random) − 0.5) / (W_bound − 0.5)`, the strongest player being "
+        "the ladder's highest Elo (STATISTICS.md writes `expert`, the strongest player it knew), with the bound "
+        "`W_bound = 1` (a player that wins every game): the foresight player is not built, so this RS is a "
+        "lower bound.",
         "* Skill ladder: Bradley–Terry maximum likelihood, Elo = 400·log10 odds, random = 0, bootstrap "
         "95% intervals (200 resamples).",
         "",
