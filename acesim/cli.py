@@ -21,7 +21,7 @@ from rich.table import Table
 from acesim import io as aio
 from acesim.errors import AcesimError
 from acesim.inputs import read_text
-from acesim.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED, MAX_TURN_CAP
+from acesim.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED, MAX_TURN_CAP, TRAIN_WIDTH
 from acesim.tasks import check_workers, default_workers
 
 app = typer.Typer(
@@ -493,7 +493,8 @@ def train(
     ] = "40",
     lam: Annotated[float, typer.Option("--lambda", help="TD(lambda)'s lambda.")] = 0.7,
     alpha: Annotated[float, typer.Option("--alpha", help="Step size.")] = 0.1,
-    width: Annotated[int, typer.Option("--width", help="Beam width of doubles segments.")] = 4,
+    width: Annotated[int, typer.Option(
+        "--width", help="Candidates of a doubles segment the network judges in self-play.")] = TRAIN_WIDTH,
     objective: Annotated[
         str, typer.Option("--objective", help="What the player maximises: auto (points when scoring "
                                               "makes them differ from wins), wins or points.")

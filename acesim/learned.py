@@ -18,6 +18,7 @@ from acesim.kernels import game as K
 from acesim.kernels import net as N
 from acesim.kernels import train as T
 from acesim.kernels.memory import worker_memory
+from acesim.limits import TRAIN_WIDTH
 from acesim.model_files import (  # noqa: F401 (re-exported: callers know them from here)
     DEFAULT_WIDTH,
     MODEL_FORMAT,
@@ -119,7 +120,7 @@ def _evaluation_half(array, rules, opponent, half, seed, width, seat) -> np.ndar
 
 
 def evaluate(array: np.ndarray, rules: Ruleset, opponent: str, games: int, seed: int,
-             width: int = DEFAULT_WIDTH, backend: LocalProcesses | None = None) -> dict:
+             width: int = TRAIN_WIDTH, backend: LocalProcesses | None = None) -> dict:
     """Win rate and points per game of the network against ``opponent`` over ``games`` games.
 
     Half the games in each seat, on the same dice streams: the two games of a
@@ -175,7 +176,7 @@ def train(
     hidden: tuple[int, int] = DEFAULT_HIDDEN,
     lam: float = DEFAULT_LAMBDA,
     alpha: float = DEFAULT_ALPHA,
-    width: int = DEFAULT_WIDTH,
+    width: int = TRAIN_WIDTH,
     eval_every: int = 0,
     eval_games: int = 1000,
     objective: str = "auto",

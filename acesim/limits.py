@@ -13,3 +13,10 @@ MAX_CHUNK_SIZE = 10**6
 MAX_TURN_CAP = 10**6
 # Root seeds: what numpy's SeedSequence takes and an int64 column records.
 MAX_SEED = 2**63 - 1
+
+# Candidates of a doubles segment a learned player's network judges
+# (kernels.strategy._net_judged): in play, and in training self-play, where
+# many games matter more than each one's best play.  Here, not in
+# model_files, so that the command line can show them without loading Numba.
+PLAY_WIDTH = 16
+TRAIN_WIDTH = 4

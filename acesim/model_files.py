@@ -34,11 +34,12 @@ import numpy as np
 from acesim import __version__, io
 from acesim.errors import AcesimError
 from acesim.inputs import read_bytes
+from acesim.limits import PLAY_WIDTH
 from acesim.kernels import net as N
 from acesim.rules import KNOBS, RULES_VERSION, Ruleset
 
 MODEL_FORMAT = 1
-DEFAULT_WIDTH = 16  # candidates of a doubles segment the network judges, in training and play
+DEFAULT_WIDTH = PLAY_WIDTH  # candidates of a doubles segment the network judges in play
 
 
 @dataclass(frozen=True)
