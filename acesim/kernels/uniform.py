@@ -281,14 +281,14 @@ def _hash(a, b):
 
 # --- the search ----------------------------------------------------------------------------
 # Why the split into steps is cheap.  ``_search`` is inlined into the kernels and calls
-# steps compiled without Numba's runtime (``_nrt=False``): ``_set_start``, and
-# ``_two_dice`` for a non-double.  A call into a function without the runtime counts no
-# references, so each is a plain call (and LLVM inlines ``_set_start``).  The steps
-# those call are ``inline="always"``: inlined into a function without the runtime, they
-# count nothing for the scratch they take, and cost no call.  Measured (same-process A/B
-# of ``random`` games): inlining ``_two_dice`` and its steps into the kernels instead,
-# where every array they bind is counted, cost about 5%; calling ``_both_orders`` and
-# ``_single_moves`` instead of inlining them, 1-2%.
+# three steps compiled without Numba's runtime (``_nrt=False``): ``_set_start``, then
+# ``_two_dice`` for a non-double or ``_runs`` for any other segment.  A call into a
+# function without the runtime counts no references, so each is a plain call (and LLVM
+# inlines ``_set_start``).  The steps those call are ``inline="always"``: inlined into a
+# function without the runtime, they count nothing for the scratch they take, and cost
+# no call.  Measured (same-process A/B of ``random`` games): inlining ``_two_dice`` and
+# its steps into the kernels instead, where every array they bind is counted, cost about
+# 5%; calling ``_both_orders`` and ``_single_moves`` instead of inlining them, 1-2%.
 
 
 @njit(cache=True, _nrt=False)
@@ -456,6 +456,205 @@ def _two_dice(scratch, a, b, occupied, open_bits, die_a, die_b, bar_entry_ok, ba
     return n, suspects, 2
 
 
+# --- a fixed order of dice: runs of equal dice, depth first ---------------------------------
+
+
+@njit(cache=True, inline="always")
+def _set_move_keys(scratch, segment, n_dice):
+    """Each die's moves as key changes, per source rank: add ``(da, db)``, then set the blot bit.
+
+    A move's change follows from its source and die alone, so the search
+    reads it from the table instead of working it out per node.
+    """
+    dice = 0
+    for j in range(n_dice):
+        die = segment[j]
+        if not (dice >> die) & 1:
+            dice |= 1 << die
+            base = _MOVES + 3 * _N_RANKS * die
+            for r in range(1, _N_RANKS):
+                da, db = _moved(0, 0, r, die, 0)
+                scratch[base + 3 * r] = da
+                scratch[base + 3 * r + 1] = db
+                scratch[base + 3 * r + 2] = scratch[_HIT + _landing(r, die)]
+
+
+@njit(cache=True, inline="always")
+def _leaf(scratch, depth, a, b, n, used):
+    """Add the leaf ``(a, b)`` of ``depth`` dice if no play uses more: ``(n, used)`` or ``(FULL, 0)``.
+
+    A deeper leaf drops the plays found so far (the maximal-dice rule).
+    """
+    if depth < used:
+        return n, used
+    if depth > used:
+        used, n = depth, 0
+    if n >= scratch[_CAPACITY]:
+        return FULL, 0
+    plays = _TABLE + scratch[_SLOTS]
+    scratch[plays + 2 * n] = a
+    scratch[plays + 2 * n + 1] = b
+    return n + 1, used
+
+
+@njit(cache=True, inline="always")
+def _last_moves(scratch, a, b, sources, die, n_dice, n, used):
+    """The children of ``(a, b)`` by the last die from ``sources``, as plays: ``(n, used)`` or FULL.
+
+    ``sources`` is not empty, and each child is a play of all ``n_dice`` dice.
+    """
+    if n_dice > used:
+        used, n = n_dice, 0
+    cap = scratch[_CAPACITY]
+    plays = _TABLE + scratch[_SLOTS]
+    base = _MOVES + 3 * _N_RANKS * die
+    while sources:
+        r = lowest_set(sources)
+        sources &= sources - 1
+        if n >= cap:
+            return FULL, 0
+        move = base + 3 * r
+        scratch[plays + 2 * n] = a + scratch[move]
+        scratch[plays + 2 * n + 1] = (b + scratch[move + 1]) | scratch[move + 2]
+        n += 1
+    return n, used
+
+
+@njit(cache=True, inline="always")
+def _last_two(scratch, segment, k, a, b, occupied, sources, n_dice, n, used, open_bits, bar_entry_ok, bar_first,
+              locked, bearoff_only, standard):
+    """The plays below the node ``(a, b)`` of depth ``k = n_dice - 2``: ``(n, used)`` or FULL.
+
+    By a loop rather than the stack: each child is a leaf or the parent of plays.
+    """
+    die = segment[k]
+    die2 = segment[k + 1]
+    base = _MOVES + 3 * _N_RANKS * die
+    while sources:
+        r = lowest_set(sources)
+        sources &= sources - 1
+        move = base + 3 * r
+        a1 = a + scratch[move]
+        b1 = (b + scratch[move + 1]) | scratch[move + 2]
+        o1 = _occupied_after(occupied, a, b, r, _landing(r, die))
+        bits = _node_sources(a1, b1, o1, die2, bar_entry_ok, bar_first, locked, bearoff_only, standard, open_bits)
+        if bits == 0:
+            n, used = _leaf(scratch, k + 1, a1, b1, n, used)
+        else:
+            # a run of equal dice goes on in canonical order; a new run starts afresh
+            more = _allowed(bits, r if die2 == die else RANK_BAR, bearoff_only, a1, b1, o1, die2)
+            if more:
+                n, used = _last_moves(scratch, a1, b1, more, die2, n_dice, n, used)
+        if n == FULL:
+            return FULL, 0
+    return n, used
+
+
+@njit(cache=True, inline="always")
+def _visit(scratch, segment, n_dice, k, n, used, open_bits, bar_entry_ok, bar_first, locked, bearoff_only,
+           standard):
+    """Enter the node of depth ``k``: ``(n, used)`` or ``(FULL, 0)``.
+
+    A leaf is added; the children of the last die, or of the last two, are
+    played here; otherwise the sources canonical order allows are left in
+    ``_PEND`` for ``_descend``.
+    """
+    scratch[_PEND + k] = 0
+    if k >= n_dice:
+        return _leaf(scratch, k, scratch[_KEYS + 2 * k], scratch[_KEYS + 2 * k + 1], n, used)
+    a = scratch[_KEYS + 2 * k]
+    b = scratch[_KEYS + 2 * k + 1]
+    occupied = scratch[_OCC + k]
+    die = segment[k]
+    bits = _node_sources(a, b, occupied, die, bar_entry_ok, bar_first, locked, bearoff_only, standard, open_bits)
+    if bits == 0:
+        # the game is over or the die cannot be played
+        return _leaf(scratch, k, a, b, n, used)
+    allowed = _allowed(bits, scratch[_LIMIT + k], bearoff_only, a, b, occupied, die)
+    if allowed and k == n_dice - 1:
+        return _last_moves(scratch, a, b, allowed, die, n_dice, n, used)
+    if allowed and k == n_dice - 2:
+        return _last_two(scratch, segment, k, a, b, occupied, allowed, n_dice, n, used, open_bits, bar_entry_ok,
+                         bar_first, locked, bearoff_only, standard)
+    scratch[_PEND + k] = allowed
+    return n, used
+
+
+@njit(cache=True, inline="always")
+def _descend(scratch, segment, k):
+    """Step from the node of depth ``k`` to its next child still to try; False when none is left."""
+    p = scratch[_PEND + k]
+    if p == 0:
+        return False
+    r = lowest_set(p)
+    scratch[_PEND + k] = p & (p - 1)
+    die = segment[k]
+    a = scratch[_KEYS + 2 * k]
+    b = scratch[_KEYS + 2 * k + 1]
+    move = _MOVES + 3 * _N_RANKS * die + 3 * r
+    scratch[_KEYS + 2 * k + 2] = a + scratch[move]
+    scratch[_KEYS + 2 * k + 3] = (b + scratch[move + 1]) | scratch[move + 2]
+    scratch[_OCC + k + 1] = _occupied_after(scratch[_OCC + k], a, b, r, _landing(r, die))
+    # a run of equal dice goes on in canonical order; a new run starts afresh
+    scratch[_LIMIT + k + 1] = r if segment[k + 1] == die else RANK_BAR
+    return True
+
+
+@njit(cache=True, inline="always")
+def _depth_first(scratch, segment, n_dice, occupied, open_bits, bar_entry_ok, bar_first, locked, bearoff_only,
+                 standard):
+    """The plays of ``segment[:n_dice]`` in its order: ``(n, dice used)`` or ``(FULL, 0)``.
+
+    From the start (``_set_start``), with the moves' key changes (``_set_move_keys``).
+    """
+    scratch[_OCC] = occupied
+    scratch[_LIMIT] = RANK_BAR
+    k = 0
+    n, used = _visit(scratch, segment, n_dice, 0, 0, 0, open_bits, bar_entry_ok, bar_first, locked, bearoff_only,
+                     standard)
+    while n != FULL:
+        if _descend(scratch, segment, k):
+            k += 1
+            n, used = _visit(scratch, segment, n_dice, k, n, used, open_bits, bar_entry_ok, bar_first, locked,
+                             bearoff_only, standard)
+        elif k == 0:
+            return n, used
+        else:
+            k -= 1
+    return FULL, 0
+
+
+@njit(cache=True, inline="always")
+def _may_repeat(segment, used, bearoff_only):
+    """Whether the plays of ``segment[:used]`` in canonical order can reach a position twice.
+
+    One run of one die in canonical order reaches each position once; a second
+    run, or the bearoff-only exception, can reach a position twice.
+    """
+    if bearoff_only:
+        return True
+    for j in range(1, used):
+        if segment[j] != segment[j - 1]:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _runs(scratch, segment, n_dice, occupied, open_bits, bar_entry_ok, bar_first, locked, bearoff_only, standard):
+    """The plays of ``segment[:n_dice]``, each run of equal dice in canonical order.
+
+    Returns ``(n, repeats, dice used)`` or ``(FULL, 0, 0)``, as ``_search`` does.
+    """
+    _set_move_keys(scratch, segment, n_dice)
+    n, used = _depth_first(scratch, segment, n_dice, occupied, open_bits, bar_entry_ok, bar_first, locked,
+                           bearoff_only, standard)
+    if n == FULL:
+        return FULL, 0, 0
+    if _may_repeat(segment, used, bearoff_only):
+        return 0, n, used  # all of them may repeat
+    return n, 0, used
+
+
 # --- any segment -----------------------------------------------------------------------------
 
 
@@ -478,139 +677,8 @@ def _search(board, rules, segment, n_dice, scratch):
     if n_dice == 2 and not doubles_segment:
         return _two_dice(scratch, a, b, occupied, open_bits, segment[0], segment[1], bar_entry_ok, bar_first,
                          locked, bearoff_only, standard)
-    cap = scratch[_CAPACITY]
-    plays = _TABLE + scratch[_SLOTS]  # play i is scratch[plays + 2 * i], [plays + 2 * i + 1]
-    n = 0  # plays written
-    used = 0  # their number of dice
-    # A fixed order: depth first, each run of equal dice in canonical order; the
-    # last two dice by an inner loop rather than the stack.  First each die's
-    # moves as key changes: add (da, db), then set the landing blot's bit.
-    dice = 0
-    for j in range(n_dice):
-        die = segment[j]
-        if not (dice >> die) & 1:
-            dice |= 1 << die
-            base = _MOVES + 3 * _N_RANKS * die
-            for r in range(1, _N_RANKS):
-                da, db = _moved(0, 0, r, die, 0)
-                scratch[base + 3 * r] = da
-                scratch[base + 3 * r + 1] = db
-                scratch[base + 3 * r + 2] = scratch[_HIT + _landing(r, die)]
-    scratch[_OCC] = occupied
-    scratch[_LIMIT] = RANK_BAR
-    k = 0
-    enter = True
-    while True:
-        if enter:
-            enter = False
-            scratch[_PEND + k] = 0
-            a = scratch[_KEYS + 2 * k]
-            b = scratch[_KEYS + 2 * k + 1]
-            o = scratch[_OCC + k]
-            bits = 0
-            die = 0
-            if k < n_dice:
-                die = segment[k]
-                bits = _node_sources(a, b, o, die, bar_entry_ok, bar_first, locked,
-                                     bearoff_only, standard, open_bits)
-            allowed = 0
-            if bits == 0:
-                # a leaf: the segment is done, the game is over, or the die cannot be played
-                if k >= used:
-                    if k > used:
-                        used, n = k, 0
-                    if n >= cap:
-                        return FULL, 0, 0
-                    scratch[plays + 2 * n] = a
-                    scratch[plays + 2 * n + 1] = b
-                    n += 1
-            else:
-                allowed = _allowed(bits, scratch[_LIMIT + k], bearoff_only, a, b, o, die)
-            if allowed and k == n_dice - 1:
-                # the last die: every child is a play of n_dice dice
-                if n_dice > used:
-                    used, n = n_dice, 0
-                base = _MOVES + 3 * _N_RANKS * die
-                while allowed:
-                    r = lowest_set(allowed)
-                    allowed &= allowed - 1
-                    if n >= cap:
-                        return FULL, 0, 0
-                    move = base + 3 * r
-                    scratch[plays + 2 * n] = a + scratch[move]
-                    scratch[plays + 2 * n + 1] = (b + scratch[move + 1]) | scratch[move + 2]
-                    n += 1
-            elif allowed and k == n_dice - 2:
-                # the last two dice: each child is a leaf or the parent of plays
-                base = _MOVES + 3 * _N_RANKS * die
-                die2 = segment[k + 1]
-                base2 = _MOVES + 3 * _N_RANKS * die2
-                while allowed:
-                    r = lowest_set(allowed)
-                    allowed &= allowed - 1
-                    move = base + 3 * r
-                    a1 = a + scratch[move]
-                    b1 = (b + scratch[move + 1]) | scratch[move + 2]
-                    o1 = _occupied_after(o, a, b, r, _landing(r, die))
-                    bits = _node_sources(a1, b1, o1, die2, bar_entry_ok, bar_first, locked,
-                                         bearoff_only, standard, open_bits)
-                    if bits == 0:
-                        if k + 1 >= used:
-                            if k + 1 > used:
-                                used, n = k + 1, 0
-                            if n >= cap:
-                                return FULL, 0, 0
-                            scratch[plays + 2 * n] = a1
-                            scratch[plays + 2 * n + 1] = b1
-                            n += 1
-                        continue
-                    # a run of equal dice goes on in canonical order; a new run starts afresh
-                    more = _allowed(bits, r if die2 == die else RANK_BAR, bearoff_only,
-                                    a1, b1, o1, die2)
-                    if more and n_dice > used:
-                        used, n = n_dice, 0
-                    while more:
-                        r2 = lowest_set(more)
-                        more &= more - 1
-                        if n >= cap:
-                            return FULL, 0, 0
-                        move = base2 + 3 * r2
-                        j = plays + 2 * n
-                        scratch[j] = a1 + scratch[move]
-                        scratch[j + 1] = (b1 + scratch[move + 1]) | scratch[move + 2]
-                        n += 1
-            else:
-                scratch[_PEND + k] = allowed
-        # the next child of the node at depth k, or back up
-        p = scratch[_PEND + k]
-        if p:
-            r = lowest_set(p)
-            scratch[_PEND + k] = p & (p - 1)
-            die = segment[k]
-            a = scratch[_KEYS + 2 * k]
-            b = scratch[_KEYS + 2 * k + 1]
-            base = _MOVES + 3 * _N_RANKS * die + 3 * r
-            scratch[_KEYS + 2 * k + 2] = a + scratch[base]
-            scratch[_KEYS + 2 * k + 3] = (b + scratch[base + 1]) | scratch[base + 2]
-            t = _landing(r, die)
-            scratch[_OCC + k + 1] = _occupied_after(scratch[_OCC + k], a, b, r, t)
-            # a run of equal dice goes on in canonical order; a new run starts afresh
-            scratch[_LIMIT + k + 1] = r if segment[k + 1] == die else RANK_BAR
-            k += 1
-            enter = True
-        elif k == 0:
-            break
-        else:
-            k -= 1
-    # One run of one die in canonical order reaches each position once; a second
-    # run, or the bearoff-only exception, can reach a position twice.
-    runs = 1
-    for j in range(1, used):
-        if segment[j] != segment[j - 1]:
-            runs += 1
-    if runs > 1 or bearoff_only:
-        return 0, n, used  # all of them may repeat
-    return n, 0, used
+    return _runs(scratch, segment, n_dice, occupied, open_bits, bar_entry_ok, bar_first, locked, bearoff_only,
+                 standard)
 
 
 @njit(cache=True, inline="always")
