@@ -12,21 +12,23 @@ Why the search is exact:
 * A node's leaf status is decided by *unpruned* legality: a node is a leaf
   when the segment is done, the mover has all 15 off, or no single move is
   legal with the next die.  Every leaf is a real play of its depth, and the
-  plays are the leaves of the deepest depth reached (the maximal-dice rule).
-* A non-double ``[a, b]`` tries both orders, higher die first.  A lower-first
-  sequence (y, x) is skipped when x was a legal higher-die first move and y
-  followed it there: the same two (source, die) moves reach the same position
-  (a move's landing follows from its source and die, and any landing on a blot
-  hits it).  Two plays with different (source, die) pairs can only meet when
-  their net changes agree, which takes one of: both move one checker (the
-  second move starts where the first ended, or ends where the first started),
-  both bear two checkers off, or both enter one bar and one waiting checker
-  (the dice swapped).  Only plays of those kinds go through the hash set; any
-  other play is a position of its own.  When no play uses both dice, the
-  higher die's single moves are the plays if there are any, else the lower
-  die's; one move from the start, so distinct sources are distinct plays.
+  plays are the leaves of the deepest depth reached (the maximal-dice rule,
+  ``_leaf``).
+* A non-double ``[a, b]`` tries both orders, higher die first (``_two_dice``).
+  A lower-first sequence (y, x) is skipped when x was a legal higher-die
+  first move and y followed it there: the same two (source, die) moves reach
+  the same position (a move's landing follows from its source and die, and
+  any landing on a blot hits it).  Two plays with different (source, die)
+  pairs can only meet when their net changes agree, which takes one of: both
+  move one checker (the second move starts where the first ended, or ends
+  where the first started), both bear two checkers off, or both enter one bar
+  and one waiting checker (the dice swapped).  Only plays of those kinds (the
+  suspects of ``_second_moves``) go through the hash set; any other play is a
+  position of its own.  When no play uses both dice, the higher die's single
+  moves are the plays if there are any, else the lower die's; one move from
+  the start, so distinct sources are distinct plays (``_single_moves``).
 * A run of equal dice (a 4-die doubles segment, each half of the European
-  8-die segment) is searched in one canonical order: source rank
+  8-die segment) is searched (``_runs``) in one canonical order: source rank
   non-increasing, the bar (rank 26) before waiting (25) before points 24..1.
   Within a run the position is fixed by the *multiset* of sources, and the
   multiset by the position (solve the net change point by point from the
@@ -41,8 +43,9 @@ Why the search is exact:
   (2-2, the last checker outside on 8: 5->3 then 8->6 is legal, 8->6 then
   5->3 is not).  Such a sequence sorts into (canonical moves, never all
   home) + (the completing move) + (bear-offs), so the search also allows that
-  one move out of order, right after an inside-home move.  That can reach a
-  position twice, so those rules deduplicate the plays.
+  one move out of order, right after an inside-home move (``_allowed``).  That
+  can reach a position twice, so those rules deduplicate the plays
+  (``_may_repeat``).
 * Between runs (the European 8-die segment), plays from different first-half
   positions can coincide (d = 2, c = 5: 13->11 11->6 and 8->6 13->8), so the
   plays are deduplicated.
@@ -62,7 +65,9 @@ change only by being hit, so the key and the start give the whole board.
 Scratch memory is one int64 array (``new_uniform_scratch``): a header, the
 search's own state, the hash set and the plays.  One array because every
 array a kernel takes costs atomic reference counting per call, which matters
-for a call that takes half a microsecond.  When the plays do not fit the
+for a call that takes half a microsecond.  The search's steps take that array
+and scalars and run without Numba's runtime, so handing it from step to step
+counts nothing (see "the search" below).  When the plays do not fit the
 kernels return FULL without touching the board or the generator: grow the
 scratch (``grown_uniform_scratch``) and call again, as ``play_uniform`` does.
 """
