@@ -12,21 +12,23 @@ Why the search is exact:
 * A node's leaf status is decided by *unpruned* legality: a node is a leaf
   when the segment is done, the mover has all 15 off, or no single move is
   legal with the next die.  Every leaf is a real play of its depth, and the
-  plays are the leaves of the deepest depth reached (the maximal-dice rule).
-* A non-double ``[a, b]`` tries both orders, higher die first.  A lower-first
-  sequence (y, x) is skipped when x was a legal higher-die first move and y
-  followed it there: the same two (source, die) moves reach the same position
-  (a move's landing follows from its source and die, and any landing on a blot
-  hits it).  Two plays with different (source, die) pairs can only meet when
-  their net changes agree, which takes one of: both move one checker (the
-  second move starts where the first ended, or ends where the first started),
-  both bear two checkers off, or both enter one bar and one waiting checker
-  (the dice swapped).  Only plays of those kinds go through the hash set; any
-  other play is a position of its own.  When no play uses both dice, the
-  higher die's single moves are the plays if there are any, else the lower
-  die's; one move from the start, so distinct sources are distinct plays.
+  plays are the leaves of the deepest depth reached (the maximal-dice rule,
+  ``_leaf``).
+* A non-double ``[a, b]`` tries both orders, higher die first (``_two_dice``).
+  A lower-first sequence (y, x) is skipped when x was a legal higher-die
+  first move and y followed it there: the same two (source, die) moves reach
+  the same position (a move's landing follows from its source and die, and
+  any landing on a blot hits it).  Two plays with different (source, die)
+  pairs can only meet when their net changes agree, which takes one of: both
+  move one checker (the second move starts where the first ended, or ends
+  where the first started), both bear two checkers off, or both enter one bar
+  and one waiting checker (the dice swapped).  Only plays of those kinds (the
+  suspects of ``_second_moves``) go through the hash set; any other play is a
+  position of its own.  When no play uses both dice, the higher die's single
+  moves are the plays if there are any, else the lower die's; one move from
+  the start, so distinct sources are distinct plays (``_single_moves``).
 * A run of equal dice (a 4-die doubles segment, each half of the European
-  8-die segment) is searched in one canonical order: source rank
+  8-die segment) is searched (``_runs``) in one canonical order: source rank
   non-increasing, the bar (rank 26) before waiting (25) before points 24..1.
   Within a run the position is fixed by the *multiset* of sources, and the
   multiset by the position (solve the net change point by point from the
@@ -41,8 +43,9 @@ Why the search is exact:
   (2-2, the last checker outside on 8: 5->3 then 8->6 is legal, 8->6 then
   5->3 is not).  Such a sequence sorts into (canonical moves, never all
   home) + (the completing move) + (bear-offs), so the search also allows that
-  one move out of order, right after an inside-home move.  That can reach a
-  position twice, so those rules deduplicate the plays.
+  one move out of order, right after an inside-home move (``_allowed``).  That
+  can reach a position twice, so those rules deduplicate the plays
+  (``_may_repeat``).
 * Between runs (the European 8-die segment), plays from different first-half
   positions can coincide (d = 2, c = 5: 13->11 11->6 and 8->6 13->8), so the
   plays are deduplicated.
@@ -62,7 +65,9 @@ change only by being hit, so the key and the start give the whole board.
 Scratch memory is one int64 array (``new_uniform_scratch``): a header, the
 search's own state, the hash set and the plays.  One array because every
 array a kernel takes costs atomic reference counting per call, which matters
-for a call that takes half a microsecond.  When the plays do not fit the
+for a call that takes half a microsecond.  The search's steps take that array
+and scalars and run without Numba's runtime, so handing it from step to step
+counts nothing (see "the search" below).  When the plays do not fit the
 kernels return FULL without touching the board or the generator: grow the
 scratch (``grown_uniform_scratch``) and call again, as ``play_uniform`` does.
 """
@@ -280,33 +285,36 @@ def _hash(a, b):
 
 
 # --- the search ----------------------------------------------------------------------------
+# Why the split into steps is cheap.  ``_search`` is inlined into the kernels and calls
+# three steps compiled without Numba's runtime (``_nrt=False``): ``_set_start``, then
+# ``_two_dice`` for a non-double or ``_runs`` for any other segment.  A call into a
+# function without the runtime counts no references, so each is a plain call (and LLVM
+# inlines ``_set_start``).  The steps those call are ``inline="always"``: inlined into a
+# function without the runtime, they count nothing for the scratch they take, and cost
+# no call.  Measured (same-process A/B of ``random`` games): inlining ``_two_dice`` and
+# its steps into the kernels instead, where every array they bind is counted, cost about
+# 5%; calling ``_both_orders`` and ``_single_moves`` instead of inlining them, 1-2%.
 
 
-@njit(cache=True, inline="always")
-def _search(board, rules, segment, n_dice, scratch):
-    """The keys of the legal plays of ``segment[:n_dice]``, into the scratch.
+@njit(cache=True, _nrt=False)
+def _set_start(board, scratch):
+    """The start's key into the scratch, and its blots' key bits: ``(a, b, occupied, open_bits)``.
 
-    Returns ``(n, repeats, dice used)``, or ``(FULL, 0, 0)``: the first ``n``
-    plays are distinct positions, and the ``repeats`` after them are distinct
-    from those but may repeat among themselves (``_distinct`` removes the
-    copies).  One function body on purpose (see the module docstring on
-    reference counting).
+    ``occupied`` is the mover's points (``board.occupied_mask``), ``open_bits``
+    the points a checker may land on (``board.open_mask``).  A blot's bit is
+    kept per landing point, so a move sets it without looking at the board.
     """
-    cap = scratch[_CAPACITY]
-    plays = _TABLE + scratch[_SLOTS]  # play i is scratch[plays + 2 * i], [plays + 2 * i + 1]
-
-    # the start: its key, the mover's occupied points, the open points, the blots' bits
     a = 0
     b = 0
-    occ0 = 0
+    occupied = 0
     open_bits = 0
     blots = 0
-    scratch[_HIT] = 0
+    scratch[_HIT] = 0  # bearing off hits nothing
     for i in range(N_POINTS):
         v = np.int64(board[i])
         scratch[_HIT + i + 1] = 0
         if v > 0:
-            occ0 |= 1 << (i + 1)
+            occupied |= 1 << (i + 1)
             if i < _SPLIT:
                 a += v << (4 * i)
             else:
@@ -323,220 +331,359 @@ def _search(board, rules, segment, n_dice, scratch):
     b += (bar << _SHIFT_BAR) + (waiting << _SHIFT_WAITING) + (off << _SHIFT_OFF)
     scratch[_KEYS] = a
     scratch[_KEYS + 1] = b
+    return a, b, occupied, open_bits
 
+
+# --- a non-double: two dice, both orders ---------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _second_moves(scratch, a1, b1, r1, t1, d2, second, order, hi_bits, n, suspects):
+    """The plays whose first move is ``r1 -> t1`` and whose second, with ``d2``, is from ``second``.
+
+    ``(a1, b1)`` is the key after the first move.  Returns ``(n, suspects)``
+    after them, or ``(FULL, 0)``.  A play that may share its position with
+    another (module docstring) is a suspect, kept at the back of the plays.
+    """
+    cap = scratch[_CAPACITY]
+    plays = _TABLE + scratch[_SLOTS]
+    while second:
+        r2 = lowest_set(second)
+        second &= second - 1
+        if order == 1 and (hi_bits >> r2) & 1 and (scratch[_AFTER + r2] >> r1) & 1:
+            continue  # r2 was a higher-die first move and r1 followed it: seen
+        if n + suspects >= cap:
+            return FULL, 0
+        t2 = _landing(r2, d2)
+        a2, b2 = _moved(a1, b1, r2, d2, scratch[_HIT + t2])
+        if r2 == t1 or t2 == r1 or t1 == t2 == 0 or r1 + r2 == RANK_WAITING + RANK_BAR:
+            # one checker moved twice, two borne off, or the bar and waiting entered
+            j = plays + 2 * (cap - 1 - suspects)
+            suspects += 1
+        else:
+            j = plays + 2 * n
+            n += 1
+        scratch[j] = a2
+        scratch[j + 1] = b2
+    return n, suspects
+
+
+@njit(cache=True, inline="always")
+def _both_orders(scratch, a, b, occupied, open_bits, hi, lo, hi_bits, lo_bits, bar_entry_ok, bar_first, locked,
+                 bearoff_only, standard):
+    """The plays of both dice of ``[hi, lo]``, higher die first: ``(n, suspects)`` or ``(FULL, 0)``.
+
+    ``hi_bits`` and ``lo_bits`` are each die's sources at the start.  The
+    lower-die-first order skips a play the higher-die-first order made with the
+    same two (source, die) moves, so the higher die's pairs are noted in
+    ``_AFTER`` first.
+    """
+    n = 0
+    suspects = 0
+    for order in range(2):
+        if order == 0:
+            rest, d1, d2 = hi_bits, hi, lo
+        else:
+            rest, d1, d2 = lo_bits, lo, hi
+        while rest:
+            r1 = lowest_set(rest)
+            rest &= rest - 1
+            t1 = _landing(r1, d1)
+            a1, b1 = _moved(a, b, r1, d1, scratch[_HIT + t1])
+            second = _node_sources(a1, b1, _occupied_after(occupied, a, b, r1, t1), d2, bar_entry_ok, bar_first,
+                                   locked, bearoff_only, standard, open_bits)
+            if order == 0:
+                scratch[_AFTER + r1] = second
+            n, suspects = _second_moves(scratch, a1, b1, r1, t1, d2, second, order, hi_bits, n, suspects)
+            if n == FULL:
+                return FULL, 0
+    return n, suspects
+
+
+@njit(cache=True, inline="always")
+def _single_moves(scratch, a, b, die, sources):
+    """The plays of one move with ``die`` from the start: ``(n, repeats, dice used)`` or FULL.
+
+    One move from the start, so distinct sources give distinct positions; with
+    no source the single play is the start itself, of no dice.
+    """
+    plays = _TABLE + scratch[_SLOTS]
+    if sources == 0:
+        scratch[plays] = a
+        scratch[plays + 1] = b
+        return 1, 0, 0
+    cap = scratch[_CAPACITY]
+    n = 0
+    while sources:
+        r = lowest_set(sources)
+        sources &= sources - 1
+        if n >= cap:
+            return FULL, 0, 0
+        a1, b1 = _moved(a, b, r, die, scratch[_HIT + _landing(r, die)])
+        scratch[plays + 2 * n] = a1
+        scratch[plays + 2 * n + 1] = b1
+        n += 1
+    return n, 0, 1
+
+
+@njit(cache=True, _nrt=False)
+def _two_dice(scratch, a, b, occupied, open_bits, die_a, die_b, bar_entry_ok, bar_first, locked, bearoff_only,
+              standard):
+    """The plays of the non-double ``[die_a, die_b]``: ``(n, repeats, dice used)`` or FULL.
+
+    The plays of both dice if there are any, else the higher die's single
+    moves if it has any, else the lower die's.  The suspects of ``_both_orders``
+    are the repeats: they move down to follow the distinct plays (a forward
+    copy, so nothing is overwritten before it is read).
+    """
+    hi = max(die_a, die_b)
+    lo = min(die_a, die_b)
+    bar = (b >> _SHIFT_BAR) & 15
+    waiting = (b >> _SHIFT_WAITING) & 15
+    off = (b >> _SHIFT_OFF) & 15
+    hi_bits = legal_sources(bar, waiting, off, hi, bar_entry_ok, bar_first, locked, bearoff_only, standard,
+                            open_bits, occupied)
+    lo_bits = legal_sources(bar, waiting, off, lo, bar_entry_ok, bar_first, locked, bearoff_only, standard,
+                            open_bits, occupied)
+    n, suspects = _both_orders(scratch, a, b, occupied, open_bits, hi, lo, hi_bits, lo_bits, bar_entry_ok,
+                               bar_first, locked, bearoff_only, standard)
+    if n == FULL:
+        return FULL, 0, 0
+    if n + suspects == 0:
+        die = die_played_alone(hi, lo, hi_bits != 0)
+        return _single_moves(scratch, a, b, die, hi_bits if die == hi else lo_bits)
+    cap = scratch[_CAPACITY]
+    plays = _TABLE + scratch[_SLOTS]
+    for i in range(suspects):
+        j = plays + 2 * (cap - suspects + i)
+        scratch[plays + 2 * (n + i)] = scratch[j]
+        scratch[plays + 2 * (n + i) + 1] = scratch[j + 1]
+    return n, suspects, 2
+
+
+# --- a fixed order of dice: runs of equal dice, depth first ---------------------------------
+
+
+@njit(cache=True, inline="always")
+def _set_move_keys(scratch, segment, n_dice):
+    """Each die's moves as key changes, per source rank: add ``(da, db)``, then set the blot bit.
+
+    A move's change follows from its source and die alone, so the search
+    reads it from the table instead of working it out per node.
+    """
+    dice = 0
+    for j in range(n_dice):
+        die = segment[j]
+        if not (dice >> die) & 1:
+            dice |= 1 << die
+            base = _MOVES + 3 * _N_RANKS * die
+            for r in range(1, _N_RANKS):
+                da, db = _moved(0, 0, r, die, 0)
+                scratch[base + 3 * r] = da
+                scratch[base + 3 * r + 1] = db
+                scratch[base + 3 * r + 2] = scratch[_HIT + _landing(r, die)]
+
+
+@njit(cache=True, inline="always")
+def _leaf(scratch, depth, a, b, n, used):
+    """Add the leaf ``(a, b)`` of ``depth`` dice if no play uses more: ``(n, used)`` or ``(FULL, 0)``.
+
+    A deeper leaf drops the plays found so far (the maximal-dice rule).
+    """
+    if depth < used:
+        return n, used
+    if depth > used:
+        used, n = depth, 0
+    if n >= scratch[_CAPACITY]:
+        return FULL, 0
+    plays = _TABLE + scratch[_SLOTS]
+    scratch[plays + 2 * n] = a
+    scratch[plays + 2 * n + 1] = b
+    return n + 1, used
+
+
+@njit(cache=True, inline="always")
+def _last_moves(scratch, a, b, sources, die, n_dice, n, used):
+    """The children of ``(a, b)`` by the last die from ``sources``, as plays: ``(n, used)`` or FULL.
+
+    ``sources`` is not empty, and each child is a play of all ``n_dice`` dice.
+    """
+    if n_dice > used:
+        used, n = n_dice, 0
+    cap = scratch[_CAPACITY]
+    plays = _TABLE + scratch[_SLOTS]
+    base = _MOVES + 3 * _N_RANKS * die
+    while sources:
+        r = lowest_set(sources)
+        sources &= sources - 1
+        if n >= cap:
+            return FULL, 0
+        move = base + 3 * r
+        scratch[plays + 2 * n] = a + scratch[move]
+        scratch[plays + 2 * n + 1] = (b + scratch[move + 1]) | scratch[move + 2]
+        n += 1
+    return n, used
+
+
+@njit(cache=True, inline="always")
+def _last_two(scratch, segment, k, a, b, occupied, sources, n_dice, n, used, open_bits, bar_entry_ok, bar_first,
+              locked, bearoff_only, standard):
+    """The plays below the node ``(a, b)`` of depth ``k = n_dice - 2``: ``(n, used)`` or FULL.
+
+    By a loop rather than the stack: each child is a leaf or the parent of plays.
+    """
+    die = segment[k]
+    die2 = segment[k + 1]
+    base = _MOVES + 3 * _N_RANKS * die
+    while sources:
+        r = lowest_set(sources)
+        sources &= sources - 1
+        move = base + 3 * r
+        a1 = a + scratch[move]
+        b1 = (b + scratch[move + 1]) | scratch[move + 2]
+        o1 = _occupied_after(occupied, a, b, r, _landing(r, die))
+        bits = _node_sources(a1, b1, o1, die2, bar_entry_ok, bar_first, locked, bearoff_only, standard, open_bits)
+        if bits == 0:
+            n, used = _leaf(scratch, k + 1, a1, b1, n, used)
+        else:
+            # a run of equal dice goes on in canonical order; a new run starts afresh
+            more = _allowed(bits, r if die2 == die else RANK_BAR, bearoff_only, a1, b1, o1, die2)
+            if more:
+                n, used = _last_moves(scratch, a1, b1, more, die2, n_dice, n, used)
+        if n == FULL:
+            return FULL, 0
+    return n, used
+
+
+@njit(cache=True, inline="always")
+def _visit(scratch, segment, n_dice, k, n, used, open_bits, bar_entry_ok, bar_first, locked, bearoff_only,
+           standard):
+    """Enter the node of depth ``k``: ``(n, used)`` or ``(FULL, 0)``.
+
+    A leaf is added; the children of the last die, or of the last two, are
+    played here; otherwise the sources canonical order allows are left in
+    ``_PEND`` for ``_descend``.
+    """
+    scratch[_PEND + k] = 0
+    if k >= n_dice:
+        return _leaf(scratch, k, scratch[_KEYS + 2 * k], scratch[_KEYS + 2 * k + 1], n, used)
+    a = scratch[_KEYS + 2 * k]
+    b = scratch[_KEYS + 2 * k + 1]
+    occupied = scratch[_OCC + k]
+    die = segment[k]
+    bits = _node_sources(a, b, occupied, die, bar_entry_ok, bar_first, locked, bearoff_only, standard, open_bits)
+    if bits == 0:
+        # the game is over or the die cannot be played
+        return _leaf(scratch, k, a, b, n, used)
+    allowed = _allowed(bits, scratch[_LIMIT + k], bearoff_only, a, b, occupied, die)
+    if allowed and k == n_dice - 1:
+        return _last_moves(scratch, a, b, allowed, die, n_dice, n, used)
+    if allowed and k == n_dice - 2:
+        return _last_two(scratch, segment, k, a, b, occupied, allowed, n_dice, n, used, open_bits, bar_entry_ok,
+                         bar_first, locked, bearoff_only, standard)
+    scratch[_PEND + k] = allowed
+    return n, used
+
+
+@njit(cache=True, inline="always")
+def _descend(scratch, segment, k):
+    """Step from the node of depth ``k`` to its next child still to try; False when none is left."""
+    p = scratch[_PEND + k]
+    if p == 0:
+        return False
+    r = lowest_set(p)
+    scratch[_PEND + k] = p & (p - 1)
+    die = segment[k]
+    a = scratch[_KEYS + 2 * k]
+    b = scratch[_KEYS + 2 * k + 1]
+    move = _MOVES + 3 * _N_RANKS * die + 3 * r
+    scratch[_KEYS + 2 * k + 2] = a + scratch[move]
+    scratch[_KEYS + 2 * k + 3] = (b + scratch[move + 1]) | scratch[move + 2]
+    scratch[_OCC + k + 1] = _occupied_after(scratch[_OCC + k], a, b, r, _landing(r, die))
+    # a run of equal dice goes on in canonical order; a new run starts afresh
+    scratch[_LIMIT + k + 1] = r if segment[k + 1] == die else RANK_BAR
+    return True
+
+
+@njit(cache=True, inline="always")
+def _depth_first(scratch, segment, n_dice, occupied, open_bits, bar_entry_ok, bar_first, locked, bearoff_only,
+                 standard):
+    """The plays of ``segment[:n_dice]`` in its order: ``(n, dice used)`` or ``(FULL, 0)``.
+
+    From the start (``_set_start``), with the moves' key changes (``_set_move_keys``).
+    """
+    scratch[_OCC] = occupied
+    scratch[_LIMIT] = RANK_BAR
+    k = 0
+    n, used = _visit(scratch, segment, n_dice, 0, 0, 0, open_bits, bar_entry_ok, bar_first, locked, bearoff_only,
+                     standard)
+    while n != FULL:
+        if _descend(scratch, segment, k):
+            k += 1
+            n, used = _visit(scratch, segment, n_dice, k, n, used, open_bits, bar_entry_ok, bar_first, locked,
+                             bearoff_only, standard)
+        elif k == 0:
+            return n, used
+        else:
+            k -= 1
+    return FULL, 0
+
+
+@njit(cache=True, inline="always")
+def _may_repeat(segment, used, bearoff_only):
+    """Whether the plays of ``segment[:used]`` in canonical order can reach a position twice.
+
+    One run of one die in canonical order reaches each position once; a second
+    run, or the bearoff-only exception, can reach a position twice.
+    """
+    if bearoff_only:
+        return True
+    for j in range(1, used):
+        if segment[j] != segment[j - 1]:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _runs(scratch, segment, n_dice, occupied, open_bits, bar_entry_ok, bar_first, locked, bearoff_only, standard):
+    """The plays of ``segment[:n_dice]``, each run of equal dice in canonical order.
+
+    Returns ``(n, repeats, dice used)`` or ``(FULL, 0, 0)``, as ``_search`` does.
+    """
+    _set_move_keys(scratch, segment, n_dice)
+    n, used = _depth_first(scratch, segment, n_dice, occupied, open_bits, bar_entry_ok, bar_first, locked,
+                           bearoff_only, standard)
+    if n == FULL:
+        return FULL, 0, 0
+    if _may_repeat(segment, used, bearoff_only):
+        return 0, n, used  # all of them may repeat
+    return n, 0, used
+
+
+# --- any segment -----------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _search(board, rules, segment, n_dice, scratch):
+    """The keys of the legal plays of ``segment[:n_dice]``, into the scratch.
+
+    Returns ``(n, repeats, dice used)``, or ``(FULL, 0, 0)``: the first ``n``
+    plays are distinct positions, and the ``repeats`` after them are distinct
+    from those but may repeat among themselves (``_distinct`` removes the
+    copies).
+    """
+    a, b, occupied, open_bits = _set_start(board, scratch)
     doubles_segment = n_dice >= 2 and segment[0] == segment[1]
     bar_entry_ok = rules[R_BAR_ENTRY] != BAR_ENTRY_DOUBLES_ONLY or doubles_segment
     bar_first = rules[R_BAR_FIRST] != 0
     locked = rules[R_HOME] == HOME_LOCKED
     bearoff_only = rules[R_HOME_AFTER_ALL_IN] == HOME_AFTER_ALL_IN_BEAROFF_ONLY
     standard = rules[R_BEAROFF] == BEAROFF_STANDARD
-    n = 0  # plays written
-    used = 0  # their number of dice
-
-    suspects = 0  # plays, last first at the end of the plays, to deduplicate among themselves
     if n_dice == 2 and not doubles_segment:
-        # [hi, lo] in both orders.  Two plays reach the same position only if their net
-        # changes agree: the same two (source, die) moves in the other order (skipped
-        # below), or both plays are of one checker (the second move starts where the
-        # first ended, or ends where the first started), or both bear two checkers off,
-        # or both enter one bar and one waiting checker.  Only plays of those kinds go
-        # through the hash set; every other play is a position of its own.
-        hi = max(segment[0], segment[1])
-        lo = min(segment[0], segment[1])
-        hi_bits = legal_sources(bar, waiting, off, hi, bar_entry_ok, bar_first, locked, bearoff_only,
-                           standard, open_bits, occ0)
-        lo_bits = legal_sources(bar, waiting, off, lo, bar_entry_ok, bar_first, locked, bearoff_only,
-                           standard, open_bits, occ0)
-        for order in range(2):
-            if order == 0:
-                rest, d1, d2 = hi_bits, hi, lo
-            else:
-                rest, d1, d2 = lo_bits, lo, hi
-            while rest:
-                r1 = lowest_set(rest)
-                rest &= rest - 1
-                t1 = _landing(r1, d1)
-                a1, b1 = _moved(a, b, r1, d1, scratch[_HIT + t1])
-                second = _node_sources(a1, b1, _occupied_after(occ0, a, b, r1, t1), d2,
-                                       bar_entry_ok, bar_first, locked, bearoff_only, standard,
-                                       open_bits)
-                if order == 0:
-                    scratch[_AFTER + r1] = second
-                while second:
-                    r2 = lowest_set(second)
-                    second &= second - 1
-                    if order == 1 and (hi_bits >> r2) & 1 and (scratch[_AFTER + r2] >> r1) & 1:
-                        continue  # r2 was a higher-die first move and r1 followed it: seen
-                    if n + suspects >= cap:
-                        return FULL, 0, 0
-                    t2 = _landing(r2, d2)
-                    a2, b2 = _moved(a1, b1, r2, d2, scratch[_HIT + t2])
-                    if r2 == t1 or t2 == r1 or t1 == t2 == 0 or r1 + r2 == RANK_WAITING + RANK_BAR:
-                        # may share its position with another play: kept at the back
-                        j = plays + 2 * (cap - 1 - suspects)
-                        suspects += 1
-                    else:
-                        j = plays + 2 * n
-                        n += 1
-                    scratch[j] = a2
-                    scratch[j + 1] = b2
-        if n + suspects > 0:
-            # the suspects move down to follow the distinct plays (a forward copy: no overlap
-            # is overwritten before it is read)
-            for i in range(suspects):
-                j = plays + 2 * (cap - suspects + i)
-                scratch[plays + 2 * (n + i)] = scratch[j]
-                scratch[plays + 2 * (n + i) + 1] = scratch[j + 1]
-            return n, suspects, 2
-        else:
-            # one die only: the higher one's single moves if any, else the lower one's;
-            # one move from the start, so distinct sources give distinct positions
-            d1 = die_played_alone(hi, lo, hi_bits != 0)
-            rest = hi_bits if d1 == hi else lo_bits
-            if rest == 0:
-                scratch[plays] = a  # nothing playable: the empty play
-                scratch[plays + 1] = b
-                return 1, 0, 0
-            while rest:
-                r1 = lowest_set(rest)
-                rest &= rest - 1
-                if n >= cap:
-                    return FULL, 0, 0
-                a1, b1 = _moved(a, b, r1, d1, scratch[_HIT + _landing(r1, d1)])
-                scratch[plays + 2 * n] = a1
-                scratch[plays + 2 * n + 1] = b1
-                n += 1
-            return n, 0, 1
-    else:
-        # A fixed order: depth first, each run of equal dice in canonical order; the
-        # last two dice by an inner loop rather than the stack.  First each die's
-        # moves as key changes: add (da, db), then set the landing blot's bit.
-        dice = 0
-        for j in range(n_dice):
-            die = segment[j]
-            if not (dice >> die) & 1:
-                dice |= 1 << die
-                base = _MOVES + 3 * _N_RANKS * die
-                for r in range(1, _N_RANKS):
-                    da, db = _moved(0, 0, r, die, 0)
-                    scratch[base + 3 * r] = da
-                    scratch[base + 3 * r + 1] = db
-                    scratch[base + 3 * r + 2] = scratch[_HIT + _landing(r, die)]
-        scratch[_OCC] = occ0
-        scratch[_LIMIT] = RANK_BAR
-        k = 0
-        enter = True
-        while True:
-            if enter:
-                enter = False
-                scratch[_PEND + k] = 0
-                a = scratch[_KEYS + 2 * k]
-                b = scratch[_KEYS + 2 * k + 1]
-                o = scratch[_OCC + k]
-                bits = 0
-                die = 0
-                if k < n_dice:
-                    die = segment[k]
-                    bits = _node_sources(a, b, o, die, bar_entry_ok, bar_first, locked,
-                                         bearoff_only, standard, open_bits)
-                allowed = 0
-                if bits == 0:
-                    # a leaf: the segment is done, the game is over, or the die cannot be played
-                    if k >= used:
-                        if k > used:
-                            used, n = k, 0
-                        if n >= cap:
-                            return FULL, 0, 0
-                        scratch[plays + 2 * n] = a
-                        scratch[plays + 2 * n + 1] = b
-                        n += 1
-                else:
-                    allowed = _allowed(bits, scratch[_LIMIT + k], bearoff_only, a, b, o, die)
-                if allowed and k == n_dice - 1:
-                    # the last die: every child is a play of n_dice dice
-                    if n_dice > used:
-                        used, n = n_dice, 0
-                    base = _MOVES + 3 * _N_RANKS * die
-                    while allowed:
-                        r = lowest_set(allowed)
-                        allowed &= allowed - 1
-                        if n >= cap:
-                            return FULL, 0, 0
-                        move = base + 3 * r
-                        scratch[plays + 2 * n] = a + scratch[move]
-                        scratch[plays + 2 * n + 1] = (b + scratch[move + 1]) | scratch[move + 2]
-                        n += 1
-                elif allowed and k == n_dice - 2:
-                    # the last two dice: each child is a leaf or the parent of plays
-                    base = _MOVES + 3 * _N_RANKS * die
-                    die2 = segment[k + 1]
-                    base2 = _MOVES + 3 * _N_RANKS * die2
-                    while allowed:
-                        r = lowest_set(allowed)
-                        allowed &= allowed - 1
-                        move = base + 3 * r
-                        a1 = a + scratch[move]
-                        b1 = (b + scratch[move + 1]) | scratch[move + 2]
-                        o1 = _occupied_after(o, a, b, r, _landing(r, die))
-                        bits = _node_sources(a1, b1, o1, die2, bar_entry_ok, bar_first, locked,
-                                             bearoff_only, standard, open_bits)
-                        if bits == 0:
-                            if k + 1 >= used:
-                                if k + 1 > used:
-                                    used, n = k + 1, 0
-                                if n >= cap:
-                                    return FULL, 0, 0
-                                scratch[plays + 2 * n] = a1
-                                scratch[plays + 2 * n + 1] = b1
-                                n += 1
-                            continue
-                        # a run of equal dice goes on in canonical order; a new run starts afresh
-                        more = _allowed(bits, r if die2 == die else RANK_BAR, bearoff_only,
-                                        a1, b1, o1, die2)
-                        if more and n_dice > used:
-                            used, n = n_dice, 0
-                        while more:
-                            r2 = lowest_set(more)
-                            more &= more - 1
-                            if n >= cap:
-                                return FULL, 0, 0
-                            move = base2 + 3 * r2
-                            j = plays + 2 * n
-                            scratch[j] = a1 + scratch[move]
-                            scratch[j + 1] = (b1 + scratch[move + 1]) | scratch[move + 2]
-                            n += 1
-                else:
-                    scratch[_PEND + k] = allowed
-            # the next child of the node at depth k, or back up
-            p = scratch[_PEND + k]
-            if p:
-                r = lowest_set(p)
-                scratch[_PEND + k] = p & (p - 1)
-                die = segment[k]
-                a = scratch[_KEYS + 2 * k]
-                b = scratch[_KEYS + 2 * k + 1]
-                base = _MOVES + 3 * _N_RANKS * die + 3 * r
-                scratch[_KEYS + 2 * k + 2] = a + scratch[base]
-                scratch[_KEYS + 2 * k + 3] = (b + scratch[base + 1]) | scratch[base + 2]
-                t = _landing(r, die)
-                scratch[_OCC + k + 1] = _occupied_after(scratch[_OCC + k], a, b, r, t)
-                # a run of equal dice goes on in canonical order; a new run starts afresh
-                scratch[_LIMIT + k + 1] = r if segment[k + 1] == die else RANK_BAR
-                k += 1
-                enter = True
-            elif k == 0:
-                break
-            else:
-                k -= 1
-        # One run of one die in canonical order reaches each position once; a second
-        # run, or the bearoff-only exception, can reach a position twice.
-        runs = 1
-        for j in range(1, used):
-            if segment[j] != segment[j - 1]:
-                runs += 1
-        if runs > 1 or bearoff_only:
-            return 0, n, used  # all of them may repeat
-    return n, 0, used
+        return _two_dice(scratch, a, b, occupied, open_bits, segment[0], segment[1], bar_entry_ok, bar_first,
+                         locked, bearoff_only, standard)
+    return _runs(scratch, segment, n_dice, occupied, open_bits, bar_entry_ok, bar_first, locked, bearoff_only,
+                 standard)
 
 
 @njit(cache=True, inline="always")
