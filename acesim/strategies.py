@@ -118,8 +118,8 @@ def load_strategy(spec: str, path: Path | None = None) -> Strategy:
     name, _, search = spec.partition("@")
     if name == BEST:
         raise AcesimError(
-            f"strategy {spec!r} stands for a player chosen by the rules (resolve_spec); "
-            f"use it where the rules are known, without a search option"
+            f"strategy {spec!r} is chosen per rule set only by report, compare, bonus, luck and ladder "
+            f"(and takes no search option); name the player here: learned:NAME or expert"
         )
     if name.startswith(LEARNED_PREFIX):
         return _learned(spec, name[len(LEARNED_PREFIX):], search)

@@ -70,3 +70,16 @@ def test_the_default_search_finds_the_exhaustive_searchs_play():
         same += np.array_equal(_play(board, ra, segment, n, DEFAULT_WIDTH, again, row, memory), full)
         total += 1
     assert same / total >= 0.9, (same, total)
+
+
+def test_best_resolves_to_the_matching_shipped_model_else_expert():
+    from acesim.errors import AcesimError
+    from acesim.strategies import best_spec, resolve_spec
+
+    assert best_spec(Ruleset.preset("navy")) == "learned:navy"
+    assert resolve_spec("best", Ruleset.preset("european")) == "learned:european"
+    assert resolve_spec("safe", Ruleset.preset("european")) == "safe"
+    assert best_spec(Ruleset.preset("navy").with_overrides({"bearoff": "exact" if Ruleset.preset("navy").bearoff == "standard" else "standard"})) == "expert"
+    for spec in ("best", "best@full"):
+        with pytest.raises(AcesimError, match="learned:NAME or expert"):
+            load_strategy(spec)
