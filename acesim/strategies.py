@@ -12,6 +12,7 @@ by default, 4 for learned models).
 
 from __future__ import annotations
 
+import functools
 import math
 import tomllib
 from dataclasses import dataclass
@@ -171,8 +172,14 @@ BEST_FALLBACK = "expert"
 def best_spec(rules) -> str:
     """What ``best`` plays under ``rules``: ``learned:NAME`` of the shipped model trained
     under exactly these knobs, else ``expert``."""
+    return _best_for_knobs(tuple(sorted(rules.knobs().items())))
+
+
+@functools.cache
+def _best_for_knobs(knobs: tuple) -> str:
+    # cached: a report asks once per rule set and check, and every ask would read every model file
     for path in sorted(model_dir().glob("*.npz")):
-        if dict(load_model(path).knobs) == rules.knobs():
+        if tuple(sorted(dict(load_model(path).knobs).items())) == knobs:
             return f"{LEARNED_PREFIX}{path.stem}"
     return BEST_FALLBACK
 
@@ -184,8 +191,14 @@ def resolve_spec(spec: str, rules) -> str:
 
 def playing_row(network: np.ndarray) -> np.ndarray:
     """A network's row as the kernels play it: the network, then the ranker's weights (``net.ranker_of``)."""
+    return np.concatenate([np.asarray(network, dtype=np.float64), _ranker_weights()])
+
+
+@functools.cache
+def _ranker_weights() -> np.ndarray:
+    # cached: training asks for every batch of 16 games, and the file does not change
     ranker, _ = _read_file(None)["strategies"][RANKER]
-    return np.concatenate([np.asarray(network, dtype=np.float64), np.array(ranker, dtype=np.float64)])
+    return np.array(ranker, dtype=np.float64)
 
 
 def _learned(spec: str, name: str, search: str) -> Strategy:
