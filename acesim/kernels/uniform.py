@@ -64,10 +64,11 @@ change only by being hit, so the key and the start give the whole board.
 
 Scratch memory is one int64 array (``new_uniform_scratch``): a header, the
 search's own state, the hash set and the plays.  One array because every
-array a kernel takes costs atomic reference counting per call, which matters
-for a call that takes half a microsecond.  The search's steps take that array
-and scalars and run without Numba's runtime, so handing it from step to step
-counts nothing (see "the search" below).  When the plays do not fit the
+array a call passes is seven machine words, and in a function compiled with
+Numba's runtime atomic reference counts too, which matters for a call that
+takes half a microsecond.  The search's steps take that array and scalars;
+the kernels run without the runtime, so handing it from step to step counts
+nothing (see "the search" below).  When the plays do not fit the
 kernels return FULL without touching the board or the generator: grow the
 scratch (``grown_uniform_scratch``) and call again, as ``play_uniform`` does.
 """
@@ -285,18 +286,19 @@ def _hash(a, b):
 
 
 # --- the search ----------------------------------------------------------------------------
-# Why the split into steps is cheap.  ``_search`` is inlined into the kernels and calls
-# three steps compiled without Numba's runtime (``_nrt=False``): ``_set_start``, then
-# ``_two_dice`` for a non-double or ``_runs`` for any other segment.  A call into a
-# function without the runtime counts no references, so each is a plain call (and LLVM
-# inlines ``_set_start``).  The steps those call are ``inline="always"``: inlined into a
-# function without the runtime, they count nothing for the scratch they take, and cost
-# no call.  Measured (same-process A/B of ``random`` games): inlining ``_two_dice`` and
-# its steps into the kernels instead, where every array they bind is counted, cost about
-# 5%; calling ``_both_orders`` and ``_single_moves`` instead of inlining them, 1-2%.
+# Why the split into steps is cheap.  The kernels that search (``enumerate_uniform``,
+# ``uniform_play``) allocate nothing, so they are compiled without Numba's runtime
+# (``_nrt=False``), and a roll's steps are inlined into them (``inline="always"``): in a
+# function without the runtime, binding the scratch to a step's parameters counts no
+# references, and an inlined step costs no call.  Both alternatives were measured
+# (same-process A/B of ``random`` games): ``_set_start`` and ``_two_dice`` as calls to
+# functions without the runtime, one call each per roll, cost about 3%; the steps inlined
+# into kernels with the runtime, where each array a step binds is counted, about 5%.
+# Only ``_runs``, the depth-first search of a segment with a run of equal dice, is a call
+# of its own (without the runtime): it does enough per segment that one call is nothing.
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def _set_start(board, scratch):
     """The start's key into the scratch, and its blots' key bits: ``(a, b, occupied, open_bits)``.
 
@@ -426,7 +428,7 @@ def _single_moves(scratch, a, b, die, sources):
     return n, 0, 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def _two_dice(scratch, a, b, occupied, open_bits, die_a, die_b, bar_entry_ok, bar_first, locked, bearoff_only,
               standard):
     """The plays of the non-double ``[die_a, die_b]``: ``(n, repeats, dice used)`` or FULL.
@@ -809,7 +811,7 @@ def _write_play(board, scratch, i):
 # --- the kernels ------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def enumerate_uniform(board, rules, segment, n_dice, scratch):
     """Find the distinct legal plays of ``segment[:n_dice]`` from ``board``.
 
@@ -836,7 +838,7 @@ def play_boards(board, scratch, count):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def uniform_play(board, rules, segment, n_dice, choices, scratch):
     """Play, in place on ``board``, one of the distinct legal plays, each equally likely.
 
