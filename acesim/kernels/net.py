@@ -102,7 +102,8 @@ def new_net_scratch():
 WIN_EQUITY = 1e12  # a play that bears off the 15th checker beats every other
 
 
-def n_parameters(inputs: int, hidden1: int, hidden2: int, outputs: int) -> int:
+@njit(cache=True)
+def n_parameters(inputs, hidden1, hidden2, outputs):
     """How many numbers follow the header for these layer sizes."""
     last = hidden2 if hidden2 > 0 else hidden1
     n = inputs * hidden1 + hidden1 + last * outputs + outputs
@@ -196,15 +197,8 @@ def network_size(model):
     ranks the candidate plays of a doubles segment for the network to judge
     (``strategy.net_best_play``); ``ranker_of`` is that part.
     """
-    n_in = int(model[M_INPUTS])
-    h1 = int(model[M_HIDDEN1])
-    h2 = int(model[M_HIDDEN2])
-    k = int(model[M_OUTPUTS])
-    last = h2 if h2 > 0 else h1
-    n = n_in * h1 + h1 + last * k + k
-    if h2 > 0:
-        n += h1 * h2 + h2
-    return HEADER + n
+    return HEADER + n_parameters(int(model[M_INPUTS]), int(model[M_HIDDEN1]), int(model[M_HIDDEN2]),
+                                 int(model[M_OUTPUTS]))
 
 
 @njit(cache=True, inline="always")
