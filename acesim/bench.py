@@ -383,3 +383,34 @@ def bench_cluster(rules: str, strategy: str, games: int, workers: int, seed: int
         "warm_up_chunk_seconds_second_pass": per_worker(second),
         "runs": rows,
     }
+
+
+def bench_hint(n_positions: int, seed: int, markdown: bool = False) -> str:
+    """Seconds per ``acesim.analysis.hint`` call, per preset and ply, over positions of random games.
+
+    Each position comes with the roll that was played from it (a 1-2 in one
+    of 18, whose hint values the six doubles' whole segments too).  The
+    strategy is ``best``; the kernels are compiled before the timing.
+    """
+    from acesim.analysis.hint import hint
+    from acesim.position import Position
+
+    lines = []
+    for name, ruleset in PRESETS.items():
+        boards, dice = sample_positions(ruleset, n_positions, seed)
+        boards = [b for b in boards if b[L.OFF] < L.N_CHECKERS and b[L.OPP_OFF] < L.N_CHECKERS]
+        positions = [Position.from_board(b) for b in boards]
+        rolls = [(int(a), int(b)) for a, b in dice[: len(positions)]]
+        strategy = resolve_spec("best", ruleset)
+        for ply in (0, 1, 2):
+            hint(ruleset, Position.start(ruleset.start), (1, 2), strategy, ply)  # compile or load the kernels
+            seconds, plays = [], []
+            for position, roll in zip(positions, rolls):
+                frame = hint(ruleset, position, roll, strategy, ply, top=1)
+                seconds.append(frame.attrs["seconds"])
+                plays.append(frame.attrs["plays"])
+            s = np.array(seconds)
+            lines.append([name, strategy, str(ply), str(len(s)), f"{np.mean(plays):.1f}", f"{np.median(s):.4f}",
+                          f"{np.percentile(s, 95):.4f}", f"{s.max():.4f}"])
+    header = ["rules", "strategy", "ply", "positions", "mean plays", "median s", "95th percentile s", "max s"]
+    return _render(header, lines, markdown)

@@ -205,6 +205,38 @@ def moves(
         typer.echo(f"{i:>{width}}  {play.position.to_id()}  {play.notation()}")
 
 
+@app.command("hint")
+def hint(
+    position: Annotated[
+        str, typer.Option("--position", "-p", help="'start', a position ID, inline JSON or a .json file.")
+    ],
+    dice: Annotated[str, typer.Option("--dice", "-d", help="The roll, e.g. 6-3 or 1-2.")],
+    rules: RulesOption = "european",
+    rule: RuleOverride = None,
+    strategy: Annotated[str, typer.Option(
+        "--strategy", help="The evaluating strategy; best: the rule set's shipped learned model, else expert.")
+    ] = "best",
+    ply: Annotated[int, typer.Option(
+        "--ply", min=0, max=2, help="0: heuristic score; 1: the strategy's evaluation; 2: one roll deeper.")] = 1,
+    top: Annotated[int, typer.Option("--top", min=0, max=10**6, help="Plays shown per stage; 0 for all.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: the attributes and one object per play.")] = False,
+) -> None:
+    """Every legal play of a roll ranked by a strategy's evaluation; after a 1-2, the six doubles too."""
+    from acesim.analysis.hint import format_hint, hint_json
+    from acesim.analysis.hint import hint as rank_plays
+    from acesim.position import parse_position
+    from acesim.rules import load_ruleset
+
+    with one_line_errors():
+        ruleset = load_ruleset(rules, rule or ())
+        pos = parse_position(position, ruleset.start)
+        frame = rank_plays(ruleset, pos, dice, strategy, ply, top or None)
+    if as_json:
+        typer.echo(json.dumps(hint_json(frame)))
+    else:
+        typer.echo(format_hint(frame, ruleset))
+
+
 def _run_batch(batch: Path, out: Optional[Path]) -> int:
     """Answer every line of ``batch``; return how many lines failed."""
     from acesim.moves import answer_batch
@@ -725,6 +757,19 @@ def bench_games(
             raise AcesimError(f"the number of games must be positive, got {games}")
         rows = run(games, seed)
     typer.echo(format_games_table(rows, markdown=markdown))
+
+
+@bench_app.command("hint")
+def bench_hint(
+    positions: Annotated[int, typer.Option(min=1, max=10**6, help="Positions per preset, from random games.")] = 200,
+    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Root seed.")] = 2026,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
+) -> None:
+    """Seconds per hint, per preset and ply, with the rule set's best player."""
+    from acesim.bench import bench_hint as run
+
+    with one_line_errors():
+        typer.echo(run(positions, seed, markdown))
 
 
 @bench_app.command("simulate")

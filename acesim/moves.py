@@ -75,10 +75,12 @@ class _Enumerator:
         self.ws = new_workspace(4096)
         self.out = np.zeros(3, dtype=np.int64)
         self.segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
+        self.count = 0  # enumerations so far: tells a SegmentNodes whether the table is still its own
 
     def run(self, board: np.ndarray, rules: np.ndarray, dice: tuple[int, int]) -> int:
         four_plus = rules[L.R_DOUBLES] == L.DOUBLES_FOUR_PLUS_COMPLEMENT
         n = segment_of(dice[0], dice[1], four_plus, self.segment)
+        self.count += 1
         while enumerate_plays(board, rules, self.segment, n, self.ws, self.out) == FULL:
             self.ws = grown_workspace(self.ws)
         return n
@@ -132,33 +134,72 @@ def count_plays(rules: Ruleset, position: Position, dice: tuple[int, int]) -> tu
     return stop - first, used
 
 
+@dataclass(frozen=True)
+class SegmentNodes:
+    """The resulting positions of a segment's distinct plays, before any is turned into a ``Play``.
+
+    A segment of eight dice can have tens of thousands of plays; a caller
+    that values them all but shows a few (``analysis.hint``) builds only
+    those with ``plays``, which reads the moves out of the enumerator's
+    table and so must come before the next enumeration.
+    """
+
+    start: np.ndarray  # the board the segment starts from (mover's view)
+    segment: tuple[int, ...]
+    dice_used: int
+    boards: np.ndarray  # one row per distinct play, its resulting board
+    first: int  # the first play's node in the enumerator's table
+    enumeration: int  # which enumeration filled the table
+
+    @property
+    def complete(self) -> bool:
+        return self.dice_used == len(self.segment)
+
+    def plays(self, rows: Iterable[int]) -> tuple[Play, ...]:
+        """The plays of the given rows, with their moves."""
+        if _ENUMERATOR.count != self.enumeration:
+            raise AcesimError("the plays of this segment were overwritten by a later enumeration")
+        rows = list(rows)
+        moves = np.zeros((len(rows), L.MAX_SEGMENT, 2), dtype=np.int64)
+        hits = np.zeros((len(rows), L.MAX_SEGMENT), dtype=np.int64)
+        lengths = np.zeros(len(rows), dtype=np.int64)
+        ws = _ENUMERATOR.ws
+        if rows == list(range(len(self.boards))):
+            collect_plays(ws, self.start, self.first, self.first + len(rows), moves, hits, lengths)
+        else:
+            for i, row in enumerate(rows):
+                node = self.first + row
+                collect_plays(ws, self.start, node, node + 1, moves[i : i + 1], hits[i : i + 1], lengths[i : i + 1])
+        plays = []
+        for row, play_moves, play_hits, k in zip(rows, moves.tolist(), hits.tolist(), lengths.tolist()):
+            squares = tuple((_FROM[src], _TO[dst]) for src, dst in play_moves[:k])
+            flags = tuple(bool(h) for h in play_hits[:k])
+            plays.append(Play(squares, Position.from_checked_values(self.boards[row].tolist()), flags))
+        return tuple(plays)
+
+
+def segment_nodes(rules: Ruleset, position: Position, dice: tuple[int, int]) -> SegmentNodes:
+    """The distinct plays of the segment that ``dice`` starts, as resulting boards (``SegmentNodes``)."""
+    board, n = _enumerate(rules, position, parse_dice(dice))
+    enumerator = _ENUMERATOR
+    first, stop, used = (int(v) for v in enumerator.out)
+    code = check_rows(enumerator.ws.nodes, first, stop)
+    if code:
+        raise AssertionError(f"engine bug: a play is impossible: {INVARIANT_MESSAGES[code]}")
+    segment = tuple(int(d) for d in enumerator.segment[:n])
+    boards = enumerator.ws.nodes[first:stop].copy()
+    return SegmentNodes(board, segment, used, boards, first, enumerator.count)
+
+
 def legal_plays(rules: Ruleset, position: Position, dice: tuple[int, int]) -> SegmentPlays:
     """Every legal play of the segment that ``dice`` starts (``[d, d]``: the doubles segment).
 
     The plays are the distinct resulting positions, each with one sequence of
     moves that reaches it, in the order the enumerator finds them.
     """
-    board, n = _enumerate(rules, position, parse_dice(dice))
-    enumerator = _ENUMERATOR
-    segment = tuple(int(d) for d in enumerator.segment[:n])
-    first, stop, used = (int(v) for v in enumerator.out)
-    ws = enumerator.ws
-    count = stop - first
-    moves = np.zeros((count, L.MAX_SEGMENT, 2), dtype=np.int64)
-    hits = np.zeros((count, L.MAX_SEGMENT), dtype=np.int64)
-    lengths = np.zeros(count, dtype=np.int64)
-    collect_plays(ws, board, first, stop, moves, hits, lengths)
-    code = check_rows(ws.nodes, first, stop)
-    if code:
-        raise AssertionError(f"engine bug: a play is impossible: {INVARIANT_MESSAGES[code]}")
-    plays = []
-    for values, play_moves, play_hits, k in zip(
-        ws.nodes[first:stop].tolist(), moves.tolist(), hits.tolist(), lengths.tolist()
-    ):
-        squares = tuple((_FROM[src], _TO[dst]) for src, dst in play_moves[:k])
-        flags = tuple(bool(h) for h in play_hits[:k])
-        plays.append(Play(squares, Position.from_checked_values(values), flags))
-    return SegmentPlays(segment, used, used == n, tuple(plays))
+    nodes = segment_nodes(rules, position, dice)
+    plays = nodes.plays(range(len(nodes.boards)))
+    return SegmentPlays(nodes.segment, nodes.dice_used, nodes.complete, plays)
 
 
 # --- the batch contract -----------------------------------------------------

@@ -1,0 +1,291 @@
+"""Which play of a roll, and which double after a 1-2: one position, every play ranked.
+
+``hint(rules, position, dice)`` returns a DataFrame with one row per distinct
+legal play of the roll, best first, valued by a strategy (default: the
+strongest player for the rules, ``best``) at ply 0, 1 or 2 (see
+``kernels.hint``).  For a 1-2 that earns a double the rows are the whole
+decision: the 1-2's plays (stage ``1-2``), then the six doubles after the
+best of them, each with its best play (stage ``double``), so the table says
+which double to call and what each is worth.  Under the European rules a
+double's play is its whole eight-die segment.
+
+Columns: ``rank`` (within the stage), ``stage`` (``play``, ``1-2`` or
+``double``), ``double`` (the double of a ``double`` row, else 0), ``play``
+(compact notation, e.g. ``waiting/22(4)``, ``13/7*``), ``position`` (the ID
+after the play), ``equity`` (what the strategy maximises: ``2 P(win) - 1``,
+or expected points when it plays for points), ``diff`` (equity minus the
+stage's best), ``win`` (the mover's win probability), ``points`` (expected
+signed points before stakes doublings), ``ply`` (the depth that valued the
+row) and ``chosen`` (the play, or double, the strategy itself makes in
+games).  A heuristic strategy has no equity: its rows carry its score in
+``equity`` and ``diff`` and NaN for ``win`` and ``points``.  ``frame.attrs``
+holds the rules, the strategy, the dice, the segment and the seconds taken.
+
+Ply 2 values the best ``PLY2_CANDIDATES`` plays of ply 1 one roll deeper;
+the rest keep their ply-1 value and rank after them (``ply`` says which).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from acesim.errors import AcesimError
+from acesim.kernels import hint as HK
+from acesim.kernels import layout as L
+from acesim.kernels.memory import keep_memory, worker_memory
+from acesim.kernels.strategy import LEARNED, RANDOM, choose_double, rolls_again
+from acesim.kernels.turn import bonus_die_rolled, bonus_lost, is_one_two, roll_sequence
+from acesim.moves import Square, parse_dice, segment_nodes
+from acesim.position import Position
+from acesim.rules import Ruleset
+from acesim.strategies import Strategy, as_strategy, lowered, resolve_spec
+
+PLY2_CANDIDATES = 32
+COLUMNS = ["rank", "stage", "double", "play", "position", "equity", "diff", "win", "points", "ply", "chosen"]
+
+
+def _square_order(square: Square) -> int:
+    return {"waiting": 26, "bar": 25}.get(square, square) if isinstance(square, str) else int(square)
+
+
+def compact_notation(moves: Sequence[tuple[Square, Square]], hits: Sequence[bool]) -> str:
+    """Moves as players write them: one checker's moves joined (``24/16``, ``13/7*/1``), repeats counted (``8/5(2)``)."""
+    if not moves:
+        return "(no move)"
+    chains: list[list[tuple[Square, bool]]] = []
+    for (src, dst), hit in zip(moves, hits or (False,) * len(moves)):
+        for chain in chains:
+            if chain[-1][0] == src and isinstance(src, int):
+                chain.append((dst, hit))
+                break
+        else:
+            chains.append([(src, False), (dst, hit)])
+    chains.sort(key=lambda c: -_square_order(c[0][0]))
+    texts = []
+    for chain in chains:
+        kept = [chain[0]] + [step for step in chain[1:-1] if step[1]] + [chain[-1]]
+        texts.append("/".join(f"{sq}{'*' if hit else ''}" for sq, hit in kept))
+    counts: dict[str, int] = {}
+    for text in texts:
+        counts[text] = counts.get(text, 0) + 1
+    return " ".join(text if k == 1 else f"{text}({k})" for text, k in counts.items())
+
+
+class _Evaluator:
+    """One strategy's kernels and the worker memory they use."""
+
+    def __init__(self, rules: Ruleset, strategy: Strategy) -> None:
+        self.rules = rules
+        self.array = rules.to_array()
+        self.strategy = strategy
+        seats = lowered(strategy, strategy, rules)
+        self.kind = int(seats.kinds[0])
+        self.width, self.choice_width = (int(w) for w in seats.widths[0])
+        self.weights = np.ascontiguousarray(seats.weights[0])
+        self.memory = worker_memory(max(self.width, self.choice_width, 1))
+        self.choices = np.zeros(4, dtype=np.uint64)  # only the random strategy draws, and it is refused
+
+    def values(self, boards: np.ndarray, again: bool, ply: int, bonus_next: bool) -> np.ndarray:
+        out = np.zeros((len(boards), HK.N_VALUES))
+        m = self.memory
+        HK.values_of(boards, self.array, self.kind, self.weights, again, ply == 0, m.search, out)
+        if ply == 2:
+            order = np.argsort(-out[:, HK.V_SCORE], kind="stable")[:PLY2_CANDIDATES]
+            ws, uniform = m.plays, m.draws
+            for i in order:
+                ws, uniform = HK.deeper_value(
+                    boards[i], self.array, self.kind, self.width, self.choice_width, self.weights, again,
+                    bonus_next, self.choices, ws, uniform, m.found, m.search, out[i],
+                )
+            self.memory = m._replace(plays=ws, draws=uniform)
+            keep_memory(self.memory)
+            deep = np.zeros(len(boards), dtype=bool)
+            deep[order] = True
+            return out, deep
+        return out, np.zeros(len(boards), dtype=bool)
+
+    def own_play(self, board: np.ndarray, dice: tuple[int, int], bonus: bool) -> np.ndarray:
+        result = np.zeros(L.BOARD_SIZE, dtype=L.BOARD_DTYPE)
+        m = self.memory
+        ws = HK.strategy_play(board, self.array, dice[0], dice[1], bonus, self.kind, self.width, self.weights,
+                              m.plays, m.found, m.search, result)
+        self.memory = m._replace(plays=ws)
+        keep_memory(self.memory)
+        return result
+
+    def own_double(self, board: np.ndarray) -> int:
+        m = self.memory
+        ws, d = choose_double(board, self.array, self.kind, self.choice_width, self.weights, self.choices,
+                              m.plays, m.found, m.search)
+        self.memory = m._replace(plays=ws)
+        keep_memory(self.memory)
+        return int(d)
+
+
+def _plays_table(evaluator, position, dice, ply, stage, bonus, top, double=0):
+    """The best ``top`` (all when None) distinct plays of ``dice`` from ``position``, valued and ranked.
+
+    Every play is valued; only the rows kept become ``Play`` objects, since
+    an eight-die segment can have tens of thousands of plays.  Returns the
+    frame, the number of plays, the segment's nodes and whether the double a
+    1-2 earned comes next.
+    """
+    nodes = segment_nodes(evaluator.rules, position, dice)
+    seq = roll_sequence(evaluator.array)
+    n = len(nodes.segment)
+    again = bool(rolls_again(evaluator.array, dice[0], dice[1], bonus)) and not bonus_lost(seq, n, nodes.dice_used)
+    bonus_next = again and not bonus and bool(is_one_two(dice[0], dice[1]))
+    values, deep = evaluator.values(nodes.boards, again, ply, bonus_next)
+    own = evaluator.own_play(position.to_board(), dice, bonus)
+    plies = np.where(deep, 2, 1) if ply == 2 else np.full(len(values), ply)
+    order = np.lexsort((-values[:, HK.V_SCORE], -plies))  # deeper plies first, then best first, stably
+    kept = order if top is None else order[:top]
+    plays = nodes.plays(kept)
+    heuristic = evaluator.kind != LEARNED or ply == 0
+    equity = values[kept, HK.V_SCORE if heuristic else HK.V_EQUITY]
+    frame = pd.DataFrame({
+        "rank": np.arange(1, len(kept) + 1),
+        "stage": stage,
+        "double": double,
+        "play": [compact_notation(p.moves, p.hits) for p in plays],
+        "position": [p.position.to_id() for p in plays],
+        "equity": equity,
+        "diff": np.where(plies[kept] == plies[kept[0]], equity - equity[0], np.nan),
+        "win": values[kept, HK.V_WIN],
+        "points": values[kept, HK.V_POINTS],
+        "ply": plies[kept],
+        "chosen": np.all(nodes.boards[kept] == own, axis=1),
+    })
+    return frame, len(values), nodes, bonus_next
+
+
+def _doubles_table(evaluator, position: Position, ply: int) -> pd.DataFrame:
+    """The six doubles after a 1-2 reached ``position``, each with its best play at ``ply``, best first."""
+    rows = [_plays_table(evaluator, position, (d, d), ply, "double", True, 1, d)[0] for d in range(1, 7)]
+    doubles = pd.concat(rows, ignore_index=True)
+    rolled = bonus_die_rolled(roll_sequence(evaluator.array))
+    pick = 0 if rolled else evaluator.own_double(position.to_board())
+    doubles["chosen"] = doubles["double"] == pick
+    doubles = doubles.sort_values("equity", ascending=False, kind="stable").reset_index(drop=True)
+    doubles["rank"] = np.arange(1, 7)
+    doubles["diff"] = doubles["equity"] - doubles["equity"].iloc[0]
+    return doubles
+
+
+def hint(
+    rules: Ruleset,
+    position: Position,
+    dice: tuple[int, int] | str,
+    strategy: Strategy | str = "best",
+    ply: int = 1,
+    top: int | None = None,
+) -> pd.DataFrame:
+    """Every distinct legal play of ``dice`` from ``position`` (mover's view), best first; see the module docstring.
+
+    ``top`` keeps the best ``top`` rows of each stage (all when None).
+    """
+    start = time.perf_counter()
+    roll = parse_dice(dice)
+    if ply not in (0, 1, 2):
+        raise AcesimError(f"ply must be 0, 1 or 2, got {ply}")
+    if top is not None and top < 1:
+        raise AcesimError(f"top must be at least 1, got {top}")
+    if isinstance(strategy, str):
+        strategy = as_strategy(resolve_spec(strategy, rules))
+    strategy.check_rules(rules)
+    evaluator = _Evaluator(rules, strategy)
+    if evaluator.kind == RANDOM:
+        raise AcesimError("the random strategy values no play; give a heuristic or a learned strategy")
+    if ply == 2 and evaluator.kind != LEARNED:
+        raise AcesimError(f"ply 2 needs an equity, which the heuristic {strategy.spec!r} has not; use a learned strategy")
+    frame, n_plays, nodes, bonus_next = _plays_table(evaluator, position, roll, ply, "play", False, top)
+    parts = [frame]
+    if bonus_next:
+        frame["stage"] = "1-2"
+        parts.append(_doubles_table(evaluator, Position.from_id(frame["position"].iloc[0]), ply))
+    out = pd.concat(parts, ignore_index=True)[COLUMNS]
+    out.attrs.update({
+        "rules": rules.name,
+        "strategy": strategy.spec,
+        "dice": list(roll),
+        "segment": list(nodes.segment),
+        "dice_used": nodes.dice_used,
+        "plays": n_plays,
+        "ply": ply,
+        "double_rolled": bool(bonus_next and bonus_die_rolled(roll_sequence(evaluator.array))),
+        "seconds": time.perf_counter() - start,
+    })
+    return out
+
+
+def _points_differ(rules: Ruleset) -> bool:
+    return rules.to_array()[L.R_SCORING] != L.SCORING_SINGLE
+
+
+def _double_label(rules: Ruleset, d: int) -> str:
+    if rules.to_array()[L.R_DOUBLES] == L.DOUBLES_FOUR_PLUS_COMPLEMENT and d != 7 - d:
+        return f"{d}-{d} then {7 - d}-{7 - d}"
+    return f"{d}-{d}"
+
+
+def format_hint(frame: pd.DataFrame, rules: Ruleset) -> str:
+    """The hint as text: a header line, then one table per stage, best first."""
+    a = frame.attrs
+    heuristic = frame["win"].isna().all()
+    value = "score" if heuristic else "equity"
+    lines = [
+        f"Rules {a['rules']}; dice {a['dice'][0]}-{a['dice'][1]}; segment {' '.join(map(str, a['segment']))}; "
+        f"{a['plays']} legal play(s); strategy {a['strategy']}, ply {a['ply']}; {a['seconds']:.2f} s"
+    ]
+    show_points = not heuristic and _points_differ(rules)
+    titles = {
+        "play": "Plays",
+        "1-2": "The 1-2's plays (a double follows)",
+        "double": "Each double after the best 1-2 play" + (" (rolled, not chosen)" if a["double_rolled"] else ""),
+    }
+    for stage in ("play", "1-2", "double"):
+        part = frame[frame["stage"] == stage]
+        if part.empty:
+            continue
+        header = ["#", "double"] if stage == "double" else ["#"]
+        header += ["play", value, "diff"]
+        if not heuristic:
+            header.append("win")
+        if show_points:
+            header.append("points")
+        header += ["ply", ""]
+        rows = []
+        for r in part.itertuples():
+            row = [str(r.rank)]
+            if stage == "double":
+                row.append(_double_label(rules, int(r.double)))
+            row += [r.play, f"{r.equity:+.4f}", "" if np.isnan(r.diff) else f"{r.diff:+.4f}"]
+            if not heuristic:
+                row.append(f"{100 * r.win:.1f}%")
+            if show_points:
+                row.append(f"{r.points:+.3f}")
+            row += [str(r.ply), "chosen" if r.chosen else ""]
+            rows.append(row)
+        widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
+        left = {1, 2} if stage == "double" else {1}
+
+        def fmt(cells: list[str]) -> str:
+            return "  ".join(
+                c.ljust(w) if i in left or i == len(cells) - 1 else c.rjust(w)
+                for i, (c, w) in enumerate(zip(cells, widths))
+            ).rstrip()
+
+        lines += ["", titles[stage] + ":", fmt(header)] + [fmt(row) for row in rows]
+        if stage != "double" and len(part) < a["plays"]:
+            lines.append(f"({a['plays'] - len(part)} more; --top to show them)")
+    return "\n".join(lines)
+
+
+def hint_json(frame: pd.DataFrame) -> dict:
+    """The hint as a JSON-ready object: the attributes and one object per row (NaN as null)."""
+    rows = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+    return {**{k: v for k, v in frame.attrs.items()}, "rows": rows}

@@ -1,0 +1,213 @@
+"""Position analysis: what a strategy's evaluation says of each play of one roll.
+
+The hint (``acesim.analysis.hint``) lists a roll's distinct plays and asks
+these kernels for each resulting position's value to the mover, at one of
+three depths:
+
+* ply 0: the static heuristic score (a learned player's ranker, the weights
+  that shortlist its doubles plays; a heuristic strategy's own score);
+* ply 1: the score the strategy plays by (``strategy.net_score``), with the
+  mover still on roll when the play leads to another roll of its own;
+* ply 2: one roll deeper.  Whoever is on roll after the play rolls: the mean
+  over the 36 rolls of the ply-1 value after that side's own choice of play
+  (``strategy.scored_play``, the strategy's search in games), its bonus rolls
+  included: after a 1-2 the double is chosen (or rolled, under
+  ``acey_deucey = roll-die``) and played as the game loop plays it.  A 1-2
+  play is followed by the double, not by a roll: its ply-2 value is that of
+  the double the strategy would choose (the mean over the six, when rolled).
+
+Every value is from the mover's view, as ``(score, equity, win, points)``:
+``score`` ranks (a play that wins the game beats every other), ``equity`` is
+what the strategy maximises (``2 P(win) - 1``, or expected points when it
+plays for points), ``win`` the win probability, ``points`` expected signed
+points before stakes doublings.  A heuristic has no equity: its ply-0/1
+values are its score with NaN for the rest, and it has no ply 2.
+"""
+
+import numpy as np
+from numba import njit
+
+from acesim.kernels.board import flip
+from acesim.kernels.evaluate import summarize, summary_score
+from acesim.kernels.layout import (
+    BOARD_DTYPE,
+    BOARD_SIZE,
+    DOUBLES_FOUR_PLUS_COMPLEMENT,
+    MAX_SEGMENT,
+    N_CHECKERS,
+    OFF,
+    R_DOUBLES,
+)
+from acesim.kernels.net import M_OBJECTIVE, M_OUTPUTS, M_POINTS_SCALE, OBJECTIVE_POINTS, WIN_EQUITY
+from acesim.kernels.net import bounded_points, outputs, points_range, ranker_of
+from acesim.kernels.plays import segment_of
+from acesim.kernels.strategy import LEARNED, choose_and_play_double, rolls_again, scored_play
+from acesim.kernels.turn import bonus_die_rolled, bonus_lost, is_one_two, roll_sequence
+
+N_VALUES = 4  # score, equity, win, points
+V_SCORE, V_EQUITY, V_WIN, V_POINTS = range(N_VALUES)
+
+
+@njit(cache=True)
+def static_value(board, kind, weights, sc, value):
+    """Ply 0 of the position after a play: the heuristic score of ``board`` (mover's view)."""
+    summarize(board, sc.child_sum)
+    ranker = ranker_of(weights) if kind == LEARNED else weights
+    value[V_SCORE] = summary_score(sc.child_sum, ranker)
+    value[V_EQUITY] = np.nan
+    value[V_WIN] = np.nan
+    value[V_POINTS] = np.nan
+
+
+@njit(cache=True)
+def position_value(board, rules, kind, weights, again, sc, value):
+    """Ply 1 of the position after a play, for its mover; ``again``: the mover rolls next."""
+    if board[OFF] == N_CHECKERS:
+        win_points = float(points_range(board, 0, rules)[0])
+        value[V_SCORE] = WIN_EQUITY
+        value[V_WIN] = 1.0
+        value[V_POINTS] = win_points
+        if kind == LEARNED and weights[M_OBJECTIVE] == OBJECTIVE_POINTS:
+            value[V_EQUITY] = win_points
+        else:
+            value[V_EQUITY] = 1.0
+        if kind != LEARNED:
+            value[V_EQUITY] = np.nan
+            value[V_WIN] = np.nan
+            value[V_POINTS] = np.nan
+        return
+    if kind != LEARNED:
+        static_value(board, kind, weights, sc, value)
+        return
+    view = 0 if again else 1
+    outputs(weights, board, view, sc.net)
+    p = sc.net.y[0]
+    if weights[M_OUTPUTS] > 1:
+        points = bounded_points(weights, board, view, rules, p, weights[M_POINTS_SCALE] * (2.0 * sc.net.y[1] - 1.0))
+    else:
+        points = 2.0 * p - 1.0
+    if weights[M_OBJECTIVE] == OBJECTIVE_POINTS and weights[M_OUTPUTS] > 1:
+        equity = points
+    else:
+        equity = 2.0 * p - 1.0
+    if not again:  # the values are the opponent's, on roll
+        p, points, equity = 1.0 - p, -points, -equity
+    value[V_SCORE] = equity
+    value[V_EQUITY] = equity
+    value[V_WIN] = p
+    value[V_POINTS] = points
+
+
+@njit(cache=True)
+def values_of(boards, rules, kind, weights, again, ply0, sc, values):
+    """Ply 0 (``ply0``) or ply 1 of every row of ``boards``, the positions after one segment's plays."""
+    for i in range(boards.shape[0]):
+        if ply0:
+            static_value(boards[i], kind, weights, sc, values[i])
+        else:
+            position_value(boards[i], rules, kind, weights, again, sc, values[i])
+
+
+@njit(cache=True)
+def _chosen_double(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, work, value):
+    """The ply-1 value of the double the strategy plays after its 1-2 reached ``board``.
+
+    Chosen: as the game loop plays it (``choose_and_play_double``).  Rolled
+    (``roll-die``): the mean over the six doubles, each played by the search.
+    """
+    seq = roll_sequence(rules)
+    acc = np.zeros(N_VALUES)
+    if bonus_die_rolled(seq):
+        four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
+        segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
+        result = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
+        for d in range(1, 7):
+            n = segment_of(d, d, four_plus, segment)
+            again = rolls_again(rules, d, d, True)
+            ws, used, _ = scored_play(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
+            position_value(result, rules, kind, weights, again and not bonus_lost(seq, n, used), sc, value)
+            for k in range(N_VALUES):
+                acc[k] += value[k] / 6.0
+        value[:] = acc
+        return ws, uniform
+    work[:] = board
+    ws, uniform, chosen, n, used = choose_and_play_double(work, rules, kind, width, choice_width, weights, choices,
+                                                          ws, uniform, out, sc)
+    again = rolls_again(rules, chosen, chosen, True) and not bonus_lost(seq, n, used)
+    position_value(work, rules, kind, weights, again, sc, value)
+    return ws, uniform
+
+
+@njit(cache=True)
+def roll_average(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, value):
+    """The mean over the 36 rolls of the side on roll in ``board`` (its view) of its ply-1 value after the roll.
+
+    Each roll is played by the strategy's own search; a 1-2 that earns a
+    double goes on to the double (``_chosen_double``).  Returns the memory,
+    which may have grown.
+    """
+    seq = roll_sequence(rules)
+    four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
+    segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
+    result = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
+    work = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
+    one = np.zeros(N_VALUES)
+    acc = np.zeros(N_VALUES)
+    for a in range(1, 7):
+        for b in range(a, 7):
+            weight = (1.0 if a == b else 2.0) / 36.0
+            n = segment_of(a, b, four_plus, segment)
+            again = rolls_again(rules, a, b, False)
+            ws, used, _ = scored_play(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
+            again = again and not bonus_lost(seq, n, used)
+            if again and is_one_two(a, b) and result[OFF] != N_CHECKERS:
+                ws, uniform = _chosen_double(result, rules, kind, width, choice_width, weights, choices, ws,
+                                             uniform, out, sc, work, one)
+            else:
+                position_value(result, rules, kind, weights, again, sc, one)
+            for k in range(N_VALUES):
+                acc[k] += weight * one[k]
+    value[:] = acc
+    value[V_SCORE] = acc[V_EQUITY]
+    return ws, uniform
+
+
+@njit(cache=True)
+def deeper_value(board, rules, kind, width, choice_width, weights, again, bonus_next, choices, ws, uniform, out, sc,
+                 value):
+    """Ply 2 of the position ``board`` after a play, for its mover.
+
+    ``again``: the mover rolls next; ``bonus_next``: what comes next is the
+    double its 1-2 earned, not a roll.  Returns the memory.
+    """
+    if board[OFF] == N_CHECKERS:
+        position_value(board, rules, kind, weights, again, sc, value)
+        value[V_SCORE] = value[V_EQUITY]
+        return ws, uniform
+    if bonus_next:
+        work = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
+        ws, uniform = _chosen_double(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out,
+                                     sc, work, value)
+        value[V_SCORE] = value[V_EQUITY]
+        return ws, uniform
+    if again:
+        return roll_average(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, value)
+    other = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
+    flip(board, other)
+    ws, uniform = roll_average(other, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, value)
+    value[V_EQUITY] = -value[V_EQUITY]
+    value[V_WIN] = 1.0 - value[V_WIN]
+    value[V_POINTS] = -value[V_POINTS]
+    value[V_SCORE] = value[V_EQUITY]
+    return ws, uniform
+
+
+@njit(cache=True)
+def strategy_play(board, rules, die_a, die_b, bonus, kind, width, weights, ws, out, sc, result):
+    """The strategy's own play of the roll (or of the double a 1-2 earned, ``bonus``) into ``result``; returns ``ws``."""
+    four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
+    segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
+    n = segment_of(die_a, die_b, four_plus, segment)
+    again = rolls_again(rules, die_a, die_b, bonus)
+    ws, _, _ = scored_play(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
+    return ws
