@@ -125,7 +125,7 @@ def _show_value(value: str | bool) -> str:
 @app.command("show")
 def show(
     position: Annotated[
-        str, typer.Argument(help="'start', a position ID, inline JSON or a .json file.")
+        str, typer.Argument(help="'start', a position ID, inline JSON, a .json file, a GNU ID or an XGID.")
     ],
     rules: RulesOption = "european",
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON form.")] = False,
@@ -137,10 +137,12 @@ def show(
     with one_line_errors():
         ruleset = load_ruleset(rules)
         pos = parse_position(position, ruleset.start)
+    ids = {"id": pos.to_id(), **pos.foreign_ids()}
     if as_json:
-        typer.echo(json.dumps({"id": pos.to_id(), **pos.to_json()}))
+        typer.echo(json.dumps({**ids, **pos.to_json()}))
     else:
         typer.echo(pos.render())
+        typer.echo("  ".join(f"{name}: {value}" for name, value in ids.items()))
 
 
 # --- legal plays --------------------------------------------------------------

@@ -33,6 +33,8 @@ from acesim.kernels import layout as L
 from acesim.kernels.board import INVARIANT_MESSAGES, check_invariants, pip_count
 
 ID_LENGTH = 24
+GNU_ID_LENGTH = 14
+_GNU_ALPHABET = re.compile(r"[A-Za-z0-9+/]+")
 _ID_ALPHABET = re.compile(r"[A-Za-z0-9_-]+")
 _KEYS = ("points", "bar", "waiting", "off")
 
@@ -163,6 +165,116 @@ class Position:
             bits = (bits << 4) | v
         return base64.b64encode(bits.to_bytes(18, "big"), altchars=b"-_").decode("ascii")
 
+    def to_gnu_id(self) -> str:
+        """GNU Backgammon's 14-character position ID (``GNU_ID`` below); no waiting checkers."""
+        self._check_foreign("a GNU Backgammon position ID")
+        bits: list[int] = []
+        for side in (1, 0):  # the side not on roll first
+            for count in self._own_counts(side):
+                bits += [1] * count + [0]
+        bits += [0] * (80 - len(bits))
+        key = bytes(sum(bits[8 * i + k] << k for k in range(8)) for i in range(10))
+        return base64.b64encode(key).decode("ascii")[:GNU_ID_LENGTH]
+
+    def to_xgid(self) -> str:
+        """eXtreme Gammon's XGID, money game, centred cube, the mover as the bottom player on roll."""
+        self._check_foreign("an XGID")
+        cells = [_xg_cell(-self.bar[1])] + [_xg_cell(v) for v in self.points] + [_xg_cell(self.bar[0])]
+        return "XGID=" + "".join(cells) + ":0:0:1:00:0:0:0:0:10"
+
+    def foreign_ids(self) -> dict[str, str]:
+        """``gnu_id`` and ``xgid`` of this position, when those formats can hold it (no waiting checkers)."""
+        if any(self.waiting):
+            return {}
+        return {"gnu_id": self.to_gnu_id(), "xgid": self.to_xgid()}
+
+    def _check_foreign(self, what: str) -> None:
+        if any(self.waiting):
+            raise AcesimError(f"a position with checkers still waiting to enter cannot be written as {what}")
+
+    def _own_counts(self, side: int) -> list[int]:
+        """Side ``side``'s checkers on its own points 1..24, then its bar."""
+        if side == 0:
+            counts = [max(v, 0) for v in self.points]
+        else:
+            counts = [max(-v, 0) for v in reversed(self.points)]
+        return counts + [self.bar[side]]
+
+    @classmethod
+    def from_gnu_id(cls, text: str) -> Position:
+        """A position from GNU Backgammon's position ID (optionally ``ID:MATCHID``, the match ID unread)."""
+        text = text.strip()
+        if text.upper().startswith("GNUID="):
+            text = text[6:]
+        text = text.split(":", 1)[0].strip()
+        if len(text) != GNU_ID_LENGTH or not _GNU_ALPHABET.fullmatch(text):
+            raise AcesimError(f"GNU position ID {text!r} must be {GNU_ID_LENGTH} characters of A-Z a-z 0-9 + /")
+        key = base64.b64decode(text + "==")
+        bits = [(byte >> k) & 1 for byte in key for k in range(8)]
+        sides: list[list[int]] = [[], []]
+        i = 0
+        for side in range(2):
+            for _ in range(25):
+                count = 0
+                while i < 80 and bits[i]:
+                    count += 1
+                    i += 1
+                if i >= 80:
+                    raise AcesimError(f"GNU position ID {text!r} is not a valid ID (it runs out of bits)")
+                i += 1
+                sides[side].append(count)
+        if any(bits[i:]):
+            raise AcesimError(f"GNU position ID {text!r} is not a valid ID (bits after the position)")
+        opponent, mover = sides
+        for label, counts in (("side on roll", mover), ("opponent", opponent)):
+            if sum(counts) > L.N_CHECKERS:
+                raise AcesimError(f"GNU position ID {text!r} gives the {label} {sum(counts)} checkers; each side has 15")
+        points = []
+        for p in range(1, L.N_POINTS + 1):
+            mine, theirs = mover[p - 1], opponent[L.N_POINTS - p]
+            if mine and theirs:
+                raise AcesimError(f"GNU position ID {text!r} puts both sides on point {p}")
+            points.append(mine - theirs)
+        bar = (mover[24], opponent[24])
+        return cls(tuple(points), bar, (0, 0), (L.N_CHECKERS - sum(mover), L.N_CHECKERS - sum(opponent)))
+
+    @classmethod
+    def from_xgid(cls, text: str) -> Position:
+        """A position from an XGID (``XGID=`` then the fields); the checkers and the side on roll are read.
+
+        A cube or a match score would change what every equity means, and
+        acesim plays money games without a cube: such an XGID is refused.
+        The dice field is not read (give the roll with ``--dice``).
+        """
+        body = text.strip()[5:]
+        fields = body.split(":")
+        if len(fields) < 4 or len(fields[0]) != 26:
+            raise AcesimError("an XGID is XGID= then 26 position characters and at least 3 more fields separated by ':'")
+        cells = fields[0]
+        try:
+            cube, cube_position, turn = int(fields[1]), int(fields[2]), int(fields[3])
+            match_length = int(fields[8]) if len(fields) > 8 else 0
+        except ValueError:
+            raise AcesimError(f"XGID fields must be integers: {':'.join(fields[1:4])!r}") from None
+        if turn not in (1, -1):
+            raise AcesimError(f"XGID turn must be 1 or -1, got {turn}")
+        if cube != 0 or cube_position != 0 or match_length != 0:
+            raise AcesimError("acesim plays money games without a cube: the XGID's cube, cube owner and match "
+                              "length must be 0")
+        counts = [_xg_count(c, text) for c in cells]  # bottom player positive
+        if turn == -1:  # the top player is on roll: see the board from its side
+            counts = [-v for v in reversed(counts)]
+        mover_bar, opp_bar = counts[25], -counts[0]
+        if mover_bar < 0 or opp_bar < 0:
+            raise AcesimError("XGID has a checker of the wrong side on a bar")
+        points = tuple(counts[1:25])
+        mine = sum(v for v in points if v > 0) + mover_bar
+        theirs = -sum(v for v in points if v < 0) + opp_bar
+        for label, n in (("side on roll", mine), ("opponent", theirs)):
+            if n > L.N_CHECKERS:
+                raise AcesimError(f"XGID gives the {label} {n} checkers; each side has 15")
+        return cls(points, (mover_bar, opp_bar), (0, 0), (L.N_CHECKERS - mine, L.N_CHECKERS - theirs))
+
     def flipped(self) -> Position:
         """The same position seen by the opponent."""
         return Position(
@@ -216,13 +328,35 @@ def _problem(pos: Position) -> str | None:
     return None
 
 
+def _xg_cell(count: int) -> str:
+    """An XGID position character: ``-``, ``A``.. for the bottom player (positive), ``a``.. for the top."""
+    if count == 0:
+        return "-"
+    return chr((64 if count > 0 else 96) + abs(count))
+
+
+def _xg_count(cell: str, text: str) -> int:
+    if cell == "-":
+        return 0
+    if "A" <= cell <= "O":
+        return ord(cell) - 64
+    if "a" <= cell <= "o":
+        return -(ord(cell) - 96)
+    raise AcesimError(f"XGID position character {cell!r} is not '-', A-O or a-o")
+
+
 def parse_position(text: str, start: str = "off-board") -> Position:
-    """A position given on the command line: ``start``, an ID, inline JSON or a .json file."""
+    """A position given on the command line: ``start``, an ID, inline JSON, a .json file, a GNU ID or an XGID."""
     text = text.strip()
     if text == "start":
         return Position.start(start)
     if text.startswith("{"):
         return Position.from_json_text(text)
+    if text.upper().startswith("XGID="):
+        return Position.from_xgid(text)
+    head = text.split(":", 1)[0]
+    if text.upper().startswith("GNUID=") or (len(head) == GNU_ID_LENGTH and _GNU_ALPHABET.fullmatch(head)):
+        return Position.from_gnu_id(text)
     path = Path(text)
     if path.suffix.lower() == ".json" or (len(text) != ID_LENGTH and path.exists()):
         return Position.from_json_text(read_text(path, "position file"))
