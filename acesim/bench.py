@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from acesim import simulate as sim
+from acesim.analysis.hint import hint
 from acesim.cluster import cluster_address
 from acesim.errors import AcesimError
 from acesim.games import play_records
@@ -27,6 +28,7 @@ from acesim.kernels.plays import (
     segment_of,
 )
 from acesim.openspiel_bridge import random_states
+from acesim.position import Position
 from acesim.rules import PRESETS, load_ruleset
 from acesim.sampling import sample_positions
 from acesim.strategies import load_strategy, resolve_spec
@@ -392,9 +394,6 @@ def bench_hint(n_positions: int, seed: int, markdown: bool = False) -> str:
     of 18, whose hint values the six doubles' whole segments too).  The
     strategy is ``best``; the kernels are compiled before the timing.
     """
-    from acesim.analysis.hint import hint
-    from acesim.position import Position
-
     lines = []
     for name, ruleset in PRESETS.items():
         boards, dice = sample_positions(ruleset, n_positions, seed)

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from acesim.analysis.hint import compact_notation, hint
+from acesim.bench import bench_hint
 from acesim.cli import app
 from acesim.moves import legal_plays
 from acesim.position import Position
@@ -205,3 +206,9 @@ def test_a_finished_game_is_refused():
 @pytest.mark.parametrize("args", [["--ply", "3"], ["--top", "-1"]])
 def test_out_of_range_options_are_usage_errors(args):
     console_one_line_error(console("hint", "-p", "start", "-d", "6-3", *args))
+
+
+def test_bench_hint_times_every_preset_and_ply():
+    table = bench_hint(3, 5, markdown=True).splitlines()
+    assert len(table) == 2 + 4 * 3
+    assert all(line.count("|") == 9 for line in table)
