@@ -55,10 +55,10 @@ def test_a_position_with_one_legal_play_ranks_it_alone():
     pos = P({1: 14, 19: -2, 21: -2, 22: -2, 23: -2, 24: -2}, bar=(1, 0), waiting=(0, 0), off=(0, 5))
     rules = Ruleset.preset("backgammon")
     plays = legal_plays(rules, pos, (5, 5)).plays
+    assert len(plays) == 1  # bar/20/15/10/5: nothing else can move
     frame = hint(rules, pos, "5-5", ply=2)
-    assert len(frame) == len(plays)
-    if len(plays) == 1:
-        assert frame["chosen"].iloc[0] and frame["diff"].iloc[0] == 0
+    assert len(frame) == 1 and frame["play"].iloc[0] == "bar/5"
+    assert frame["chosen"].iloc[0] and frame["diff"].iloc[0] == 0 and frame["rank"].iloc[0] == 1
 
 
 def test_a_play_that_wins_the_game_ranks_first_with_its_points():
