@@ -447,6 +447,56 @@ def simulate(
         console.print(f"records and summaries in {target}")
 
 
+@app.command("rollout")
+def rollout(
+    position: Annotated[
+        str, typer.Option("--position", "-p", help="'start', a position ID, inline JSON or a .json file.")
+    ],
+    rules: RulesOption = "european",
+    rule: RuleOverride = None,
+    dice: Annotated[Optional[str], typer.Option(
+        "--dice", "-d", help="Roll out the best plays of this roll (after a 1-2: each double) instead.")] = None,
+    candidates: Annotated[int, typer.Option("--candidates", min=1, max=64, help="Plays rolled out with --dice.")] = 4,
+    games: Annotated[int, typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="Trials per candidate.")] = 1296,
+    strategy: Annotated[str, typer.Option(
+        "--strategy", help="Both sides' strategy; best: the rule set's shipped learned model, else expert.")
+    ] = "best",
+    truncate: Annotated[int, typer.Option(
+        "--truncate", min=0, max=MAX_TURN_CAP, help="Stop each trial after this many rolls (0: play to the end).")] = 0,
+    until_ci: Annotated[Optional[float], typer.Option(
+        "--until-ci", help="Stop once every points interval is this narrow (half-width) or the best is separated.")
+    ] = None,
+    reduce: Annotated[Optional[bool], typer.Option(
+        "--reduce/--no-reduce", help="Subtract each roll's luck (default: on for learned strategies).")] = None,
+    seed: SeedOption = 42,
+    workers: WorkersOption = None,
+    scheduler: SchedulerOption = None,
+    progress: ProgressOption = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: the settings, the candidates, the outcomes.")] = False,
+) -> None:
+    """Play games on from a position (or from each candidate play of a roll) and estimate its value."""
+    from acesim.position import parse_position
+    from acesim.rollout import format_rollout, rollout_json
+    from acesim.rollout import rollout as roll_out
+    from acesim.rules import load_ruleset
+
+    with one_line_errors():
+        ruleset = load_ruleset(rules, rule or ())
+        pos = parse_position(position, ruleset.start)
+        n_workers = _worker_count(workers)
+        if scheduler is not None:
+            from acesim.cluster import check_scheduler
+
+            check_scheduler(scheduler)
+        with _progress_bar(games, "trials", progress and not as_json) as advance:
+            result = roll_out(ruleset, pos, games, strategy, dice, candidates, truncate, seed, until_ci, reduce,
+                              n_workers, scheduler, on_progress=(lambda n, _: advance(n)) if advance else None)
+    if as_json:
+        typer.echo(json.dumps(rollout_json(result)))
+    else:
+        typer.echo(format_rollout(result))
+
+
 @app.command("ladder")
 def ladder(
     rules: RulesOption = "european",

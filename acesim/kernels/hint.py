@@ -39,13 +39,21 @@ from acesim.kernels.layout import (
     R_DOUBLES,
 )
 from acesim.kernels.net import M_OBJECTIVE, M_OUTPUTS, M_POINTS_SCALE, OBJECTIVE_POINTS, WIN_EQUITY
-from acesim.kernels.net import bounded_points, outputs, points_range, ranker_of
+from acesim.kernels.net import bounded_points, outputs, ranker_of
+from acesim.kernels.game import points_won
+from acesim.kernels.luck import N_ROLLS, ROLL_A, ROLL_B
 from acesim.kernels.plays import segment_of
 from acesim.kernels.strategy import LEARNED, choose_and_play_double, rolls_again, scored_play
 from acesim.kernels.turn import bonus_die_rolled, bonus_lost, is_one_two, roll_sequence
 
 N_VALUES = 4  # score, equity, win, points
 V_SCORE, V_EQUITY, V_WIN, V_POINTS = range(N_VALUES)
+
+
+@njit(cache=True)
+def best_of(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result):
+    """``strategy.scored_play`` compiled once: the kernels below call it, rather than each inlining its searches."""
+    return scored_play(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
 
 
 @njit(cache=True)
@@ -63,7 +71,7 @@ def static_value(board, kind, weights, sc, value):
 def position_value(board, rules, kind, weights, again, sc, value):
     """Ply 1 of the position after a play, for its mover; ``again``: the mover rolls next."""
     if board[OFF] == N_CHECKERS:
-        win_points = float(points_range(board, 0, rules)[0])
+        win_points = float(points_won(board, rules, 0))
         value[V_SCORE] = WIN_EQUITY
         value[V_WIN] = 1.0
         value[V_POINTS] = win_points
@@ -124,7 +132,7 @@ def _chosen_double(board, rules, kind, width, choice_width, weights, choices, ws
         for d in range(1, 7):
             n = segment_of(d, d, four_plus, segment)
             again = rolls_again(rules, d, d, True)
-            ws, used, _ = scored_play(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
+            ws, used, _ = best_of(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
             position_value(result, rules, kind, weights, again and not bonus_lost(seq, n, used), sc, value)
             for k in range(N_VALUES):
                 acc[k] += value[k] / 6.0
@@ -139,36 +147,44 @@ def _chosen_double(board, rules, kind, width, choice_width, weights, choices, ws
 
 
 @njit(cache=True)
-def roll_average(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, value):
-    """The mean over the 36 rolls of the side on roll in ``board`` (its view) of its ply-1 value after the roll.
+def roll_values(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, values):
+    """The ply-1 value, to the side on roll in ``board`` (its view), after each of the 21 rolls, into ``values``.
 
-    Each roll is played by the strategy's own search; a 1-2 that earns a
-    double goes on to the double (``_chosen_double``).  Returns the memory,
-    which may have grown.
+    Row ``r`` is roll ``(ROLL_A[r], ROLL_B[r])`` of ``kernels.luck``, played by
+    the strategy's own search; a 1-2 that earns a double goes on to the
+    double (``_chosen_double``).  Returns the memory, which may have grown.
     """
     seq = roll_sequence(rules)
     four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
     segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
     result = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
     work = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
-    one = np.zeros(N_VALUES)
-    acc = np.zeros(N_VALUES)
-    for a in range(1, 7):
-        for b in range(a, 7):
-            weight = (1.0 if a == b else 2.0) / 36.0
-            n = segment_of(a, b, four_plus, segment)
-            again = rolls_again(rules, a, b, False)
-            ws, used, _ = scored_play(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
-            again = again and not bonus_lost(seq, n, used)
-            if again and is_one_two(a, b) and result[OFF] != N_CHECKERS:
-                ws, uniform = _chosen_double(result, rules, kind, width, choice_width, weights, choices, ws,
-                                             uniform, out, sc, work, one)
-            else:
-                position_value(result, rules, kind, weights, again, sc, one)
-            for k in range(N_VALUES):
-                acc[k] += weight * one[k]
-    value[:] = acc
-    value[V_SCORE] = acc[V_EQUITY]
+    for r in range(N_ROLLS):
+        a, b = ROLL_A[r], ROLL_B[r]
+        n = segment_of(a, b, four_plus, segment)
+        again = rolls_again(rules, a, b, False)
+        ws, used, _ = best_of(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
+        again = again and not bonus_lost(seq, n, used)
+        if again and is_one_two(a, b) and result[OFF] != N_CHECKERS:
+            ws, uniform = _chosen_double(result, rules, kind, width, choice_width, weights, choices, ws,
+                                         uniform, out, sc, work, values[r])
+        else:
+            position_value(result, rules, kind, weights, again, sc, values[r])
+    return ws, uniform
+
+
+@njit(cache=True)
+def roll_average(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, value):
+    """The mean over the 36 rolls of ``roll_values``: the side on roll's value one roll deeper."""
+    values = np.zeros((N_ROLLS, N_VALUES))
+    ws, uniform = roll_values(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc,
+                              values)
+    for k in range(N_VALUES):
+        total = 0.0
+        for r in range(N_ROLLS):
+            total += (1.0 if ROLL_A[r] == ROLL_B[r] else 2.0) * values[r, k]
+        value[k] = total / 36.0  # in 36ths, so that equal values average to exactly that value
+    value[V_SCORE] = value[V_EQUITY]
     return ws, uniform
 
 
@@ -209,5 +225,5 @@ def strategy_play(board, rules, die_a, die_b, bonus, kind, width, weights, ws, o
     segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
     n = segment_of(die_a, die_b, four_plus, segment)
     again = rolls_again(rules, die_a, die_b, bonus)
-    ws, _, _ = scored_play(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
+    ws, _, _ = best_of(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
     return ws

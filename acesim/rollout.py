@@ -1,0 +1,354 @@
+"""Rollouts of one position, or of the candidate plays of one roll, on common dice.
+
+``rollout(rules, position, trials)`` plays ``trials`` games on from
+``position`` (the side on roll moves first) with one strategy on both sides
+and reports the win probability and points per game of the side on roll,
+each with a 95% interval, and the outcome shares.  With ``dice`` the trials
+start from each of the best ``candidates`` plays of that roll (ranked by
+``analysis.hint`` at ply 1; after a 1-2 that earns a double, from the best
+play of each double), and every candidate sees the same dice in trial ``i``,
+so the differences to the best are paired.
+
+The luck of every roll is measured by the strategy's network
+(``kernels.rollout``) and subtracted from each trial's result when
+``reduce`` is on (the default for learned strategies): the estimate stays
+unbiased and its spread shrinks.  Both standard deviations per trial are
+reported.  ``truncate`` stops each trial after that many rolls and values
+the position by the network.  ``until_ci`` stops early, after a batch of
+1,296 trials (each first and second roll once), once every candidate's
+points interval is at most that half-width, or the best is ahead of every
+other at 99% on the paired difference.
+
+Trials are seeded by their index (``streams.block_keys``), so a rollout is
+the same for any number of workers and on a Dask cluster.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from acesim.analysis.hint import hint
+from acesim.cluster import backend_for
+from acesim.errors import AcesimError
+from acesim.kernels import layout as L
+from acesim.kernels import rollout as RK
+from acesim.kernels.game import points_won
+from acesim.kernels.memory import keep_memory, worker_memory
+from acesim.kernels.strategy import LEARNED, RANDOM, rolls_again
+from acesim.kernels.turn import bonus_lost, roll_sequence
+from acesim.limits import MAX_GAMES
+from acesim.moves import parse_dice, segment_nodes
+from acesim.position import Position
+from acesim.rules import Ruleset
+from acesim.stats import Z95, wilson
+from acesim.strategies import Strategy, as_strategy, lowered, resolve_spec
+from acesim.streams import block_keys, check_seed
+from acesim.tasks import map_tasks
+
+BATCH = 1296  # every first and second roll once
+Z99 = 2.5758293035489
+DEFAULT_TURN_CAP = 10_000
+
+
+@dataclass(frozen=True)
+class Start:
+    """Where a candidate's trials begin: the board of the side on roll first, and whose result is reported."""
+
+    label: str  # the play (compact notation), or "" for the position itself
+    double: int  # the double of a 1-2 decision, else 0
+    position: str  # the ID after the play (mover's view)
+    board: np.ndarray  # the first side to act, its view
+    negate: bool  # the first side to act is the opponent: results are negated for the mover
+    bonus_next: bool  # the first side to act plays the double its 1-2 earned
+
+
+@dataclass
+class Rollout:
+    """A rollout's estimates: ``candidates`` (one row per start) and ``outcomes`` (shares per result)."""
+
+    candidates: pd.DataFrame
+    outcomes: pd.DataFrame
+    attrs: dict = field(default_factory=dict)
+
+
+def _starts(rules: Ruleset, position: Position, dice, strategy: Strategy, candidates: int) -> list[Start]:
+    if dice is None:
+        return [Start("", 0, position.to_id(), position.to_board(), False, False)]
+    roll = parse_dice(dice)
+    frame = hint(rules, position, roll, strategy, 1, None)
+    array = rules.to_array()
+    seq = roll_sequence(array)
+    doubles = frame[frame["stage"] == "double"]
+    if len(doubles):
+        rows, bonus = doubles.head(candidates), True
+    else:
+        rows, bonus = frame.head(candidates), False
+    starts = []
+    for row in rows.itertuples():
+        after = Position.from_id(row.position)
+        a, b = (row.double, row.double) if bonus else roll
+        if bonus:
+            before = Position.from_id(frame[frame["stage"] == "1-2"]["position"].iloc[0])
+        else:
+            before = position
+        nodes = segment_nodes(rules, before, (a, b))
+        again = bool(rolls_again(array, a, b, bonus)) and not bonus_lost(seq, len(nodes.segment), nodes.dice_used)
+        bonus_next = again and not bonus and a + b == 3 and a != b
+        won = after.off[0] == L.N_CHECKERS
+        if again or won:
+            starts.append(Start(row.play, int(row.double), row.position, after.to_board(), False, bonus_next))
+        else:
+            starts.append(Start(row.play, int(row.double), row.position, after.flipped().to_board(), True, False))
+    return starts
+
+
+def _trials(rules_array, spec, boards, negate, bonus_next, seed, first, n, truncate, turn_cap, reduce):
+    """One task: trials ``first .. first + n - 1`` of every start; rows per start (side on roll at the start)."""
+    strategy = as_strategy(spec)
+    seats = lowered(strategy, strategy)
+    memory = worker_memory(int(seats.widths.max()))
+    keys = block_keys(seed, first, n)
+    out = []
+    for board, flip_result, bonus in zip(boards, negate, bonus_next):
+        rows = np.zeros((n, RK.N_TRIAL_COLUMNS))
+        if board[L.OFF] == L.N_CHECKERS:  # the play won the game: nothing to roll
+            rows[:, RK.X_POINTS] = _won_points(board, rules_array)
+            rows[:, RK.X_WIN] = 1.0
+        else:
+            memory = RK.rollout_trials(board, rules_array, bonus, seats, keys, first, truncate, turn_cap, reduce,
+                                       memory, rows)
+        if flip_result:
+            rows[:, RK.X_POINTS] *= -1
+            rows[:, RK.X_WIN] = 1.0 - rows[:, RK.X_WIN]
+            rows[:, RK.X_LUCK_POINTS] *= -1
+            rows[:, RK.X_LUCK_WIN] *= -1
+        out.append(rows)
+    keep_memory(memory)
+    return out
+
+
+def _won_points(board: np.ndarray, rules_array: np.ndarray) -> float:
+    return float(points_won(board, rules_array, 0))
+
+
+def _summary(rows: list[np.ndarray], reduce: bool) -> tuple[pd.DataFrame, np.ndarray]:
+    """Per start: n, the estimates and their intervals; and the per-trial estimates (trials x starts)."""
+    records, ys = [], []
+    for r in rows:
+        n = len(r)
+        y_points = r[:, RK.X_POINTS] - (r[:, RK.X_LUCK_POINTS] if reduce else 0.0)
+        y_win = r[:, RK.X_WIN] - (r[:, RK.X_LUCK_WIN] if reduce else 0.0)
+        ys.append(y_points)
+        sd_plain = float(np.std(r[:, RK.X_POINTS], ddof=1)) if n > 1 else math.nan
+        sd = float(np.std(y_points, ddof=1)) if n > 1 else math.nan
+        sd_win = float(np.std(y_win, ddof=1)) if n > 1 else math.nan
+        points, win = float(y_points.mean()), float(y_win.mean())
+        half, half_win = Z95 * sd / math.sqrt(n), Z95 * sd_win / math.sqrt(n)
+        records.append({
+            "n": n, "win": win, "win_low": win - half_win, "win_high": win + half_win,
+            "points": points, "points_low": points - half, "points_high": points + half,
+            "points_plain": float(r[:, RK.X_POINTS].mean()), "win_plain": float(r[:, RK.X_WIN].mean()),
+            "sd_plain": sd_plain, "sd": sd,
+            "truncated": int((r[:, RK.X_END] == RK.END_TRUNCATED).sum()),
+            "capped": int((r[:, RK.X_END] == RK.END_CAPPED).sum()),
+        })
+    return pd.DataFrame(records), np.column_stack(ys)
+
+
+def _paired(frame: pd.DataFrame, ys: np.ndarray, seed: int) -> pd.DataFrame:
+    """The paired difference of each start to the best, with its interval, and the probability each is best."""
+    n, k = ys.shape
+    best = int(frame["points"].to_numpy().argmax())
+    d = ys - ys[:, [best]]
+    mean = d.mean(axis=0)
+    sd = d.std(axis=0, ddof=1) if n > 1 else np.full(k, np.nan)
+    half = Z95 * sd / math.sqrt(n)
+    frame["diff"] = mean
+    frame["diff_low"] = mean - half
+    frame["diff_high"] = mean + half
+    if k == 1:
+        frame["p_best"] = 1.0
+        return frame
+    # the means are jointly normal with the trials' covariance / n: draw them and count who is best
+    cov = np.cov(ys, rowvar=False) / n
+    draws = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,))).multivariate_normal(
+        ys.mean(axis=0), cov, size=20_000, method="eigh"
+    )
+    frame["p_best"] = np.bincount(draws.argmax(axis=1), minlength=k) / len(draws)
+    return frame
+
+
+def _outcomes(starts: list[Start], rows: list[np.ndarray]) -> pd.DataFrame:
+    """Shares of each result (signed points of the mover) among the finished trials, with Wilson intervals."""
+    records = []
+    for s, r in zip(starts, rows):
+        finished = r[r[:, RK.X_END] == RK.END_WON]
+        values, counts = np.unique(finished[:, RK.X_POINTS], return_counts=True)
+        for value, count in zip(values, counts):
+            low, high = wilson(int(count), len(finished))
+            records.append({"play": s.label, "double": s.double, "points": float(value), "n": len(finished),
+                            "share": count / len(finished), "share_low": low, "share_high": high})
+    return pd.DataFrame(records, columns=["play", "double", "points", "n", "share", "share_low", "share_high"])
+
+
+def _done(frame: pd.DataFrame, ys: np.ndarray, until_ci: float) -> bool:
+    if (frame["points_high"] - frame["points"]).max() <= until_ci:
+        return True
+    if ys.shape[1] < 2:
+        return False
+    n = ys.shape[0]
+    best = int(frame["points"].to_numpy().argmax())
+    d = ys[:, [best]] - np.delete(ys, best, axis=1)
+    low = d.mean(axis=0) - Z99 * d.std(axis=0, ddof=1) / math.sqrt(n)
+    return bool((low > 0).all())
+
+
+def rollout(
+    rules: Ruleset,
+    position: Position,
+    trials: int,
+    strategy: Strategy | str = "best",
+    dice=None,
+    candidates: int = 4,
+    truncate: int = 0,
+    seed: int = 42,
+    until_ci: float | None = None,
+    reduce: bool | None = None,
+    workers: int = 1,
+    scheduler: str | None = None,
+    turn_cap: int = DEFAULT_TURN_CAP,
+    on_progress: Callable[[int, float], None] | None = None,
+) -> Rollout:
+    """Roll out ``position`` (or the candidate plays of ``dice``); see the module docstring.
+
+    ``reduce`` defaults to on for a learned strategy; a heuristic has no
+    network to measure luck or to value a truncated trial, so it refuses
+    both.  ``on_progress(trials done, widest points half-width)`` is called
+    after every task.
+    """
+    start = time.perf_counter()
+    check_seed(seed)
+    if not 1 <= trials <= MAX_GAMES:
+        raise AcesimError(f"the number of trials must be in 1..{MAX_GAMES}, got {trials}")
+    if not 1 <= candidates <= 64:
+        raise AcesimError(f"candidates must be in 1..64, got {candidates}")
+    if truncate < 0:
+        raise AcesimError(f"truncate must be 0 (play to the end) or a number of rolls, got {truncate}")
+    if until_ci is not None and not until_ci > 0:
+        raise AcesimError(f"until-ci must be a positive half-width, got {until_ci}")
+    if position.off[0] == L.N_CHECKERS or position.off[1] == L.N_CHECKERS:
+        raise AcesimError("the game is over in this position: a side has borne off all 15")
+    if isinstance(strategy, str):
+        strategy = as_strategy(resolve_spec(strategy, rules))
+    strategy.check_rules(rules)
+    if strategy.kind == RANDOM:
+        raise AcesimError("rollouts play a strategy that values its plays; the random strategy values none")
+    learned = strategy.kind == LEARNED
+    if reduce is None:
+        reduce = learned
+    if reduce and not learned:
+        raise AcesimError(f"variance reduction needs a network to measure luck; {strategy.spec!r} has none")
+    if truncate and not learned:
+        raise AcesimError(f"a truncated rollout ends on a network's value; {strategy.spec!r} has none")
+    starts = _starts(rules, position, dice, strategy, candidates)
+    array = rules.to_array()
+    boards = [s.board for s in starts]
+    negate = [s.negate for s in starts]
+    bonus = [s.bonus_next for s in starts]
+    # tasks of whole 36s, about four per worker, at most a batch: the trials' seeds do not depend on it
+    per_task = 36 * min(36, max(1, math.ceil(trials / (36 * 4 * max(workers, 1)))))
+    rows: list[list[np.ndarray]] = [[] for _ in starts]
+    done = 0
+    with backend_for(workers, scheduler) as backend:
+        while done < trials:
+            batch = min(trials - done, BATCH if until_ci is not None else trials - done)
+            tasks = [
+                (array, strategy.spec, boards, negate, bonus, seed, first, min(per_task, done + batch - first),
+                 truncate, turn_cap, reduce)
+                for first in range(done, done + batch, per_task)
+            ]
+
+            def progress(i: int, result) -> None:
+                if on_progress is not None:
+                    on_progress(len(result[0]), math.nan)
+
+            results = map_tasks(_trials, tasks, backend, progress)
+            for result in results:
+                for k, r in enumerate(result):
+                    rows[k].append(r)
+            done += batch
+            merged = [np.concatenate(r) for r in rows]
+            frame, ys = _summary(merged, reduce)
+            if until_ci is not None and _done(frame, ys, until_ci):
+                break
+    merged = [np.concatenate(r) for r in rows]
+    frame, ys = _summary(merged, reduce)
+    frame = _paired(frame, ys, seed)
+    frame.insert(0, "play", [s.label for s in starts])
+    frame.insert(1, "double", [s.double for s in starts])
+    frame.insert(2, "position", [s.position for s in starts])
+    frame = frame.sort_values("points", ascending=False, kind="stable").reset_index(drop=True)
+    frame.insert(0, "rank", np.arange(1, len(frame) + 1))
+    return Rollout(frame, _outcomes(starts, merged), {
+        "rules": rules.name, "strategy": strategy.spec, "position": position.to_id(),
+        "dice": list(parse_dice(dice)) if dice is not None else None, "trials": int(ys.shape[0]),
+        "truncate": truncate, "reduce": bool(reduce), "seed": seed, "seconds": time.perf_counter() - start,
+    })
+
+
+def _interval(mean: float, low: float, high: float, percent: bool = False) -> str:
+    if percent:
+        return f"{100 * mean:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+    return f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"
+
+
+def format_rollout(result: Rollout) -> str:
+    """The rollout as text: a header line, the candidates best first, and the outcome shares of the best."""
+    a, frame = result.attrs, result.candidates
+    method = "luck-reduced" if a["reduce"] else "plain"
+    cut = f", truncated after {a['truncate']} rolls" if a["truncate"] else ""
+    dice = f"; dice {a['dice'][0]}-{a['dice'][1]}" if a["dice"] else ""
+    lines = [
+        f"Rollout: rules {a['rules']}; strategy {a['strategy']}; position {a['position']}{dice}; "
+        f"{a['trials']:,} trials each ({method}{cut}, seed {a['seed']}); {a['seconds']:.1f} s",
+        "",
+    ]
+    header = ["#"] + (["double"] if (frame["double"] > 0).any() else []) + (
+        ["play"] if a["dice"] else []) + ["win [95% CI]", "points [95% CI]"]
+    if len(frame) > 1:
+        header += ["points vs best [95% CI]", "P(best)"]
+    header += ["sd/trial plain", "sd/trial reduced" if a["reduce"] else "sd/trial"]
+    body = []
+    for r in frame.itertuples():
+        row = [str(r.rank)] + ([str(r.double)] if "double" in header else []) + ([r.play] if "play" in header else [])
+        row += [_interval(r.win, r.win_low, r.win_high, True), _interval(r.points, r.points_low, r.points_high)]
+        if len(frame) > 1:
+            row += ["best" if r.rank == 1 else _interval(r.diff, r.diff_low, r.diff_high), f"{r.p_best:.3f}"]
+        row += [f"{r.sd_plain:.3f}", f"{r.sd:.3f}"]
+        body.append(row)
+    widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(header)]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + body]
+    best = frame.iloc[0]
+    shares = result.outcomes[(result.outcomes["play"] == best["play"]) & (result.outcomes["double"] == best["double"])]
+    if len(shares):
+        lines += ["", f"Outcomes of #1 (points to the side on roll; {int(shares['n'].iloc[0]):,} finished trials):"]
+        lines += [f"  {p:+.0f}: {_interval(s, lo, hi, True)}"
+                  for p, s, lo, hi in shares[["points", "share", "share_low", "share_high"]].itertuples(index=False)]
+    unfinished = int(frame["capped"].sum())
+    if unfinished:
+        lines.append(f"{unfinished} trial(s) reached the turn cap and were valued by the network")
+    return "\n".join(lines)
+
+
+def rollout_json(result: Rollout) -> dict:
+    """The rollout as a JSON-ready object (NaN as null)."""
+    def records(frame: pd.DataFrame) -> list[dict]:
+        return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+
+    return {**result.attrs, "candidates": records(result.candidates), "outcomes": records(result.outcomes)}

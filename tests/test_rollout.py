@@ -1,0 +1,130 @@
+"""``acesim rollout`` and ``acesim.rollout``: games played on from a position, luck subtracted."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from acesim.cli import app
+from acesim.games import play_records
+from acesim.kernels import game as K
+from acesim.kernels import layout as L
+from acesim.kernels.rollout import _roll
+from acesim.position import Position
+from acesim.rollout import rollout
+from acesim.rules import Ruleset
+from acesim.sampling import sample_positions
+from acesim.stats import wilson
+from acesim.strategies import as_strategy
+from tests.helpers import P
+from tests.test_faults_input import one_line_error
+
+runner = CliRunner()
+BACKGAMMON = Ruleset.preset("backgammon")
+
+
+def test_a_won_position_rolls_out_to_exactly_one():
+    # one checker left on the ace point: every roll bears it off; the opponent has one off (a single game)
+    pos = P({1: 1, 20: -14}, off=(14, 1))
+    result = rollout(BACKGAMMON, pos, 72)
+    row = result.candidates.iloc[0]
+    assert row["win"] == 1.0 and row["points"] == 1.0 and row["sd"] == 0.0 and row["sd_plain"] == 0.0
+    assert result.outcomes["points"].tolist() == [1.0]
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_the_reduced_estimate_agrees_with_the_plain_one(k):
+    boards, _ = sample_positions(BACKGAMMON, 4, 100 + k)
+    board = next(b for b in boards if b[L.OFF] < L.N_CHECKERS and b[L.OPP_OFF] < L.N_CHECKERS)
+    pos = Position.from_board(board)
+    row = rollout(BACKGAMMON, pos, 144, seed=k).candidates.iloc[0]
+    # the two come from the same trials: they differ by the trials' mean luck, whose expectation is zero
+    bound = 4 * (row["sd_plain"] + row["sd"]) / math.sqrt(row["n"])
+    assert abs(row["points"] - row["points_plain"]) <= bound
+    assert row["sd"] < row["sd_plain"]
+
+
+def test_the_start_matches_simulate_first_mover_win_rate():
+    # American: opening = reroll, so the first mover's first roll is an ordinary roll, as in a rollout
+    rules = Ruleset.preset("american")
+    trials = 648
+    row = rollout(rules, Position.start(), trials, reduce=False).candidates.iloc[0]
+    s = as_strategy("learned:american")
+    records = play_records(rules, s, s, 7, 0, 1500)
+    done = records[records[:, K.WINNER] >= 0]
+    wins = int((done[:, K.WINNER] == done[:, K.FIRST_MOVER]).sum())
+    rate = wins / len(done)
+    se = math.sqrt(row["win"] * (1 - row["win"]) / trials + rate * (1 - rate) / len(done))
+    assert abs(row["win"] - rate) <= 3 * se, (row["win"], rate, wilson(wins, len(done)))
+
+
+def test_candidates_on_common_dice_and_any_worker_count():
+    one = rollout(BACKGAMMON, Position.start("backgammon"), 72, dice="3-1", candidates=3, truncate=8, workers=1)
+    two = rollout(BACKGAMMON, Position.start("backgammon"), 72, dice="3-1", candidates=3, truncate=8, workers=2)
+    cols = ["play", "points", "win", "sd", "diff", "diff_low", "diff_high"]
+    assert one.candidates[cols].equals(two.candidates[cols])
+    frame = one.candidates
+    assert len(frame) == 3 and frame["rank"].tolist() == [1, 2, 3]
+    assert frame["diff"].iloc[0] == 0 and (frame["diff"] <= 0).all()
+    assert abs(frame["p_best"].sum() - 1) < 1e-9
+
+
+def test_identical_candidates_get_identical_trials():
+    # European 1-2 from the start: 2-2 (then 5-5) and 5-5 (then 2-2) reach the same position
+    rules = Ruleset.preset("european")
+    frame = rollout(rules, Position.start(), 36, dice="1-2", candidates=2, truncate=6).candidates
+    assert frame["position"].iloc[0] == frame["position"].iloc[1]
+    assert frame["points"].iloc[0] == frame["points"].iloc[1] and frame["diff"].iloc[1] == 0.0
+
+
+def test_truncated_trials_end_on_the_network():
+    frame = rollout(BACKGAMMON, Position.start("backgammon"), 36, truncate=2).candidates
+    assert frame["truncated"].iloc[0] == 36
+    assert 0 < frame["win"].iloc[0] < 1
+
+
+def test_the_first_rolls_are_stratified():
+    dice = np.zeros(4, dtype=np.uint64)
+    firsts = {_roll(g, 0, dice) for g in range(36)}
+    pairs = {(_roll(g, 0, dice), _roll(g, 1, dice)) for g in range(1296)}
+    assert len(firsts) == 36 and len(pairs) == 1296
+
+
+def test_until_ci_stops_at_a_batch():
+    pos = P({1: 2, 2: 2, 20: -3}, off=(11, 12))
+    result = rollout(BACKGAMMON, pos, 1296 * 4, until_ci=0.5)
+    assert result.attrs["trials"] == 1296
+
+
+def test_cli_text_and_json():
+    result = runner.invoke(app, ["rollout", "-p", "4HPwATDgc/ABMA", "-r", "backgammon", "-d", "3-1", "--candidates",
+                                 "2", "-n", "36", "--no-progress", "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert "8/5 6/5" in result.output and "points vs best" in result.output
+    result = runner.invoke(app, ["rollout", "-p", "start", "-r", "backgammon", "-n", "36", "--json", "--workers", "1"])
+    data = json.loads(result.output)
+    assert data["trials"] == 36 and len(data["candidates"]) == 1 and data["reduce"] is True
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--strategy", "random"], "random strategy"),
+        (["--strategy", "expert", "--reduce"], "variance reduction needs a network"),
+        (["--strategy", "expert", "--no-reduce", "--truncate", "3"], "truncated"),
+        (["--until-ci", "0"], "until-ci"),
+        (["--dice", "0-3"], "dice"),
+    ],
+)
+def test_bad_input_is_one_line(args, fragment):
+    result = runner.invoke(app, ["rollout", "-p", "start", "-r", "backgammon", "-n", "36", "--no-progress"] + args)
+    one_line_error(result, fragment)
+
+
+def test_a_heuristic_rolls_out_plainly():
+    row = rollout(BACKGAMMON, Position.start("backgammon"), 36, "expert", reduce=False).candidates.iloc[0]
+    assert row["sd"] == row["sd_plain"] and row["n"] == 36
