@@ -282,7 +282,7 @@ def _rule_sets(spec: str, overrides: list[str] | None):
 
 
 @contextmanager
-def _progress_bar(total: int, label: str, enabled: bool):
+def _progress_bar(total: int, label: str, enabled: bool, unit: str = "games"):
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -303,7 +303,7 @@ def _progress_bar(total: int, label: str, enabled: bool):
         def render(self, task):
             speed = task.finished_speed or task.speed
             return TextColumn("{task.description}").render(task).__class__(
-                f"{speed:,.0f} games/s" if speed else "… games/s"
+                f"{speed:,.0f} {unit}/s" if speed else f"… {unit}/s"
             )
 
     columns = (
@@ -317,7 +317,13 @@ def _progress_bar(total: int, label: str, enabled: bool):
     )
     with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
         task = bar.add_task(label, total=total)
-        yield lambda n: bar.advance(task, n)
+
+        def advance(n: int, note: str | None = None) -> None:
+            bar.advance(task, n)
+            if note is not None:
+                bar.update(task, description=f"{label} {note}")
+
+        yield advance
 
 
 def _summary_table(summaries: list[dict]) -> Table:
@@ -488,9 +494,9 @@ def rollout(
             from acesim.cluster import check_scheduler
 
             check_scheduler(scheduler)
-        with _progress_bar(games, "trials", progress and not as_json) as advance:
+        with _progress_bar(games, "trials", progress and not as_json, "trials") as advance:
             result = roll_out(ruleset, pos, games, strategy, dice, candidates, truncate, seed, until_ci, reduce,
-                              n_workers, scheduler, on_progress=(lambda n, _: advance(n)) if advance else None)
+                              n_workers, scheduler, on_progress=(lambda n, half: advance(n, f"±{half:.3f}")) if advance else None)
     if as_json:
         typer.echo(json.dumps(rollout_json(result)))
     else:
@@ -822,6 +828,21 @@ def bench_hint(
 
     with one_line_errors():
         typer.echo(run(positions, seed, markdown))
+
+
+@bench_app.command("rollout")
+def bench_rollout(
+    positions: Annotated[int, typer.Option(min=1, max=10**5, help="Positions per preset, from random games.")] = 12,
+    trials: Annotated[int, typer.Option(min=2, max=10**7, help="Trials per position.")] = 144,
+    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Root seed.")] = 2026,
+    workers: WorkersOption = None,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
+) -> None:
+    """How many times fewer trials a luck-corrected rollout needs, per preset."""
+    from acesim.bench import bench_rollout as run
+
+    with one_line_errors():
+        typer.echo(run(positions, trials, seed, _worker_count(workers), markdown))
 
 
 @bench_app.command("simulate")

@@ -161,6 +161,11 @@ def _summary(rows: list[np.ndarray], reduce: bool) -> tuple[pd.DataFrame, np.nda
     return pd.DataFrame(records), np.column_stack(ys)
 
 
+def _half_width(r: np.ndarray, reduce: bool) -> float:
+    y = r[:, RK.X_POINTS] - (r[:, RK.X_LUCK_POINTS] if reduce else 0.0)
+    return Z95 * float(np.std(y, ddof=1)) / math.sqrt(len(y)) if len(y) > 1 else math.inf
+
+
 def _paired(frame: pd.DataFrame, ys: np.ndarray, seed: int) -> pd.DataFrame:
     """The paired difference of each start to the best, with its interval, and the probability each is best."""
     n, k = ys.shape
@@ -229,8 +234,9 @@ def rollout(
 
     ``reduce`` defaults to on for a learned strategy; a heuristic has no
     network to measure luck or to value a truncated trial, so it refuses
-    both.  ``on_progress(trials done, widest points half-width)`` is called
-    after every task.
+    both.  ``on_progress(trials, half-width)`` is called after every task
+    with the trials it played of each candidate and the widest points
+    interval's half-width so far.
     """
     start = time.perf_counter()
     check_seed(seed)
@@ -264,6 +270,7 @@ def rollout(
     # tasks of whole 36s, about four per worker, at most a batch: the trials' seeds do not depend on it
     per_task = 36 * min(36, max(1, math.ceil(trials / (36 * 4 * max(workers, 1)))))
     rows: list[list[np.ndarray]] = [[] for _ in starts]
+    running: list[list[np.ndarray]] = [[] for _ in starts]  # as tasks finish, for the progress display
     done = 0
     with backend_for(workers, scheduler) as backend:
         while done < trials:
@@ -275,8 +282,12 @@ def rollout(
             ]
 
             def progress(i: int, result) -> None:
-                if on_progress is not None:
-                    on_progress(len(result[0]), math.nan)
+                if on_progress is None:
+                    return
+                for k, r in enumerate(result):
+                    running[k].append(r)
+                widest = max(_half_width(np.concatenate(r), reduce) for r in running)
+                on_progress(len(result[0]), widest)
 
             results = map_tasks(_trials, tasks, backend, progress)
             for result in results:

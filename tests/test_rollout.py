@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from acesim.bench import bench_rollout
 from acesim.cli import app
 from acesim.games import play_records
 from acesim.kernels import game as K
@@ -128,3 +129,9 @@ def test_bad_input_is_one_line(args, fragment):
 def test_a_heuristic_rolls_out_plainly():
     row = rollout(BACKGAMMON, Position.start("backgammon"), 36, "expert", reduce=False).candidates.iloc[0]
     assert row["sd"] == row["sd_plain"] and row["n"] == 36
+
+
+def test_bench_rollout_measures_every_preset():
+    table = bench_rollout(1, 4, 5, 1, markdown=True).splitlines()
+    assert len(table) == 2 + 4
+    assert all(line.count("|") == 9 for line in table)
