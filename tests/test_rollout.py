@@ -135,3 +135,11 @@ def test_bench_rollout_measures_every_preset():
     table = bench_rollout(1, 4, 5, 1, markdown=True).splitlines()
     assert len(table) == 2 + 4
     assert all(line.count("|") == 9 for line in table)
+
+
+def test_a_dask_cluster_gives_the_same_rollout():
+    pos = Position.start("backgammon")
+    local = rollout(BACKGAMMON, pos, 72, dice="3-1", candidates=2, truncate=6, workers=1)
+    dask = rollout(BACKGAMMON, pos, 72, dice="3-1", candidates=2, truncate=6, scheduler="local:2")
+    cols = ["play", "points", "win", "sd", "sd_plain", "diff"]
+    assert local.candidates[cols].equals(dask.candidates[cols])
