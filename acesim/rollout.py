@@ -41,7 +41,7 @@ from acesim.kernels import rollout as RK
 from acesim.kernels.game import points_won
 from acesim.kernels.memory import keep_memory, worker_memory
 from acesim.kernels.strategy import LEARNED, RANDOM, rolls_again
-from acesim.kernels.turn import bonus_lost, roll_sequence
+from acesim.kernels.turn import bonus_lost, is_one_two, roll_sequence
 from acesim.limits import MAX_GAMES
 from acesim.moves import parse_dice, segment_nodes
 from acesim.position import Position
@@ -99,7 +99,7 @@ def _starts(rules: Ruleset, position: Position, dice, strategy: Strategy, candid
             before = position
         nodes = segment_nodes(rules, before, (a, b))
         again = bool(rolls_again(array, a, b, bonus)) and not bonus_lost(seq, len(nodes.segment), nodes.dice_used)
-        bonus_next = again and not bonus and a + b == 3 and a != b
+        bonus_next = again and not bonus and bool(is_one_two(a, b))
         won = after.off[0] == L.N_CHECKERS
         if again or won:
             starts.append(Start(row.play, int(row.double), row.position, after.to_board(), False, bonus_next))
