@@ -41,7 +41,7 @@ from acesim.kernels import rollout as RK
 from acesim.kernels.game import points_won
 from acesim.kernels.memory import keep_memory, worker_memory
 from acesim.kernels.strategy import LEARNED, RANDOM, rolls_again
-from acesim.kernels.turn import bonus_lost, is_one_two, roll_sequence
+from acesim.kernels.turn import bonus_lost, roll_sequence
 from acesim.limits import MAX_GAMES
 from acesim.moves import parse_dice, segment_nodes
 from acesim.position import Position
@@ -65,7 +65,6 @@ class Start:
     position: str  # the ID after the play (mover's view)
     board: np.ndarray  # the first side to act, its view
     negate: bool  # the first side to act is the opponent: results are negated for the mover
-    bonus_next: bool  # the first side to act plays the double its 1-2 earned
 
 
 @dataclass
@@ -79,7 +78,7 @@ class Rollout:
 
 def _starts(rules: Ruleset, position: Position, dice, strategy: Strategy, candidates: int) -> list[Start]:
     if dice is None:
-        return [Start("", 0, position.to_id(), position.to_board(), False, False)]
+        return [Start("", 0, position.to_id(), position.to_board(), False)]
     roll = parse_dice(dice)
     frame = hint(rules, position, roll, strategy, 1, None)
     array = rules.to_array()
@@ -99,30 +98,31 @@ def _starts(rules: Ruleset, position: Position, dice, strategy: Strategy, candid
             before = position
         nodes = segment_nodes(rules, before, (a, b))
         again = bool(rolls_again(array, a, b, bonus)) and not bonus_lost(seq, len(nodes.segment), nodes.dice_used)
-        bonus_next = again and not bonus and bool(is_one_two(a, b))
+        # a 1-2 that earns a double is rolled out from each double's play (above), so a start is never
+        # followed by a bonus double: either its mover rolls again or the opponent is on roll
         won = after.off[0] == L.N_CHECKERS
         if again or won:
-            starts.append(Start(row.play, int(row.double), row.position, after.to_board(), False, bonus_next))
+            starts.append(Start(row.play, int(row.double), row.position, after.to_board(), False))
         else:
-            starts.append(Start(row.play, int(row.double), row.position, after.flipped().to_board(), True, False))
+            starts.append(Start(row.play, int(row.double), row.position, after.flipped().to_board(), True))
     return starts
 
 
-def _trials(rules_array, spec, boards, negate, bonus_next, seed, first, n, truncate, turn_cap, reduce):
+def _trials(rules_array, spec, boards, negate, seed, first, n, truncate, turn_cap, reduce):
     """One task: trials ``first .. first + n - 1`` of every start; rows per start (side on roll at the start)."""
     strategy = as_strategy(spec)
     seats = lowered(strategy, strategy)
     memory = worker_memory(int(seats.widths.max()))
     keys = block_keys(seed, first, n)
     out = []
-    for board, flip_result, bonus in zip(boards, negate, bonus_next):
+    for board, flip_result in zip(boards, negate):
         rows = np.zeros((n, RK.N_TRIAL_COLUMNS))
         if board[L.OFF] == L.N_CHECKERS:  # the play won the game: nothing to roll
             rows[:, RK.X_POINTS] = _won_points(board, rules_array)
             rows[:, RK.X_WIN] = 1.0
         else:
-            memory = RK.rollout_trials(board, rules_array, bonus, seats, keys, first, truncate, turn_cap, reduce,
-                                       memory, rows)
+            memory = RK.rollout_trials(board, rules_array, seats, keys, first, truncate, turn_cap, reduce, memory,
+                                       rows)
         if flip_result:
             rows[:, RK.X_POINTS] *= -1
             rows[:, RK.X_WIN] = 1.0 - rows[:, RK.X_WIN]
@@ -266,7 +266,6 @@ def rollout(
     array = rules.to_array()
     boards = [s.board for s in starts]
     negate = [s.negate for s in starts]
-    bonus = [s.bonus_next for s in starts]
     # tasks of whole 36s, about four per worker, at most a batch: the trials' seeds do not depend on it
     per_task = 36 * min(36, max(1, math.ceil(trials / (36 * 4 * max(workers, 1)))))
     rows: list[list[np.ndarray]] = [[] for _ in starts]
@@ -276,7 +275,7 @@ def rollout(
         while done < trials:
             batch = min(trials - done, BATCH if until_ci is not None else trials - done)
             tasks = [
-                (array, strategy.spec, boards, negate, bonus, seed, first, min(per_task, done + batch - first),
+                (array, strategy.spec, boards, negate, seed, first, min(per_task, done + batch - first),
                  truncate, turn_cap, reduce)
                 for first in range(done, done + batch, per_task)
             ]

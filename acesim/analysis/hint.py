@@ -89,7 +89,8 @@ class _Evaluator:
         self.memory = worker_memory(max(self.width, self.choice_width, 1))
         self.choices = np.zeros(4, dtype=np.uint64)  # only the random strategy draws, and it is refused
 
-    def values(self, boards: np.ndarray, again: bool, ply: int, bonus_next: bool) -> np.ndarray:
+    def values(self, boards: np.ndarray, again: bool, ply: int, bonus_next: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Each board's values (``kernels.hint``) at ``ply``, and which of them ply 2 reached."""
         out = np.zeros((len(boards), HK.N_VALUES))
         m = self.memory
         HK.values_of(boards, self.array, self.kind, self.weights, again, ply == 0, m.search, out)

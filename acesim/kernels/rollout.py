@@ -82,11 +82,10 @@ def _luck(board, rules, kind, width, choice_width, weights, choices, ws, uniform
 
 
 @njit(cache=True)
-def rollout_trials(start, rules, bonus_next, seats, block_keys, first_trial, truncate, turn_cap, reduce, memory,
-                   rows):
+def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_cap, reduce, memory, rows):
     """Trials ``first_trial ..`` of the position ``start`` (side 0 on roll, its view) into ``rows``.
 
-    ``bonus_next``: side 0 first plays the double its 1-2 earned.  Seat 0
+    Seat 0
     of ``seats`` plays side 0, seat 1 the other side; ``truncate`` > 0
     stops after that many rolls and values the position with the network
     (seat 0's weights, which must be a network; so must they for
@@ -114,7 +113,7 @@ def rollout_trials(start, rules, bonus_next, seats, block_keys, first_trial, tru
         rolls = 0
         turns = 1
         luck_points, luck_win = 0.0, 0.0
-        pending_bonus = bonus_next
+        pending_bonus = False  # the double a 1-2 just earned is played next
         end = END_TRUNCATED
         while True:
             kind, width, choice_width, w = kinds[side], widths[side, 0], widths[side, 1], weights[side]
