@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from acesim.analysis.hint import hint
+from acesim.analysis.hint import hint, json_records
 from acesim.cluster import backend_for
 from acesim.errors import AcesimError
 from acesim.kernels import layout as L
@@ -293,9 +293,7 @@ def rollout(
                 for k, r in enumerate(result):
                     rows[k].append(r)
             done += batch
-            merged = [np.concatenate(r) for r in rows]
-            frame, ys = _summary(merged, reduce)
-            if until_ci is not None and _done(frame, ys, until_ci):
+            if until_ci is not None and _done(*_summary([np.concatenate(r) for r in rows], reduce), until_ci):
                 break
     merged = [np.concatenate(r) for r in rows]
     frame, ys = _summary(merged, reduce)
@@ -358,7 +356,4 @@ def format_rollout(result: Rollout) -> str:
 
 def rollout_json(result: Rollout) -> dict:
     """The rollout as a JSON-ready object (NaN as null)."""
-    def records(frame: pd.DataFrame) -> list[dict]:
-        return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
-
-    return {**result.attrs, "candidates": records(result.candidates), "outcomes": records(result.outcomes)}
+    return {**result.attrs, "candidates": json_records(result.candidates), "outcomes": json_records(result.outcomes)}

@@ -110,11 +110,12 @@ class _Evaluator:
         return out, np.zeros(len(boards), dtype=bool)
 
     def own_play(self, board: np.ndarray, dice: tuple[int, int], bonus: bool) -> np.ndarray:
-        result = np.zeros(L.BOARD_SIZE, dtype=L.BOARD_DTYPE)
+        """The strategy's own play of the roll from ``board``, as the game loop plays it."""
+        result = board.copy()
         m = self.memory
-        ws = HK.strategy_play(board, self.array, dice[0], dice[1], bonus, self.kind, self.width, self.weights,
-                              m.plays, m.found, m.search, result)
-        self.memory = m._replace(plays=ws)
+        ws, uniform, _, _ = HK.play_roll(result, self.array, dice[0], dice[1], bonus, self.kind, self.width,
+                                         self.weights, self.choices, m.plays, m.draws, m.found, m.search)
+        self.memory = m._replace(plays=ws, draws=uniform)
         keep_memory(self.memory)
         return result
 
@@ -286,7 +287,11 @@ def format_hint(frame: pd.DataFrame, rules: Ruleset) -> str:
     return "\n".join(lines)
 
 
+def json_records(frame: pd.DataFrame) -> list[dict]:
+    """One JSON-ready object per row, NaN as null."""
+    return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+
+
 def hint_json(frame: pd.DataFrame) -> dict:
     """The hint as a JSON-ready object: the attributes and one object per row (NaN as null)."""
-    rows = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
-    return {**{k: v for k, v in frame.attrs.items()}, "rows": rows}
+    return {**frame.attrs, "rows": json_records(frame)}

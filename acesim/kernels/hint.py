@@ -43,7 +43,7 @@ from acesim.kernels.net import bounded_points, outputs, ranker_of
 from acesim.kernels.game import points_won
 from acesim.kernels.luck import N_ROLLS, ROLL_A, ROLL_B
 from acesim.kernels.plays import segment_of
-from acesim.kernels.strategy import LEARNED, choose_and_play_double, rolls_again, scored_play
+from acesim.kernels.strategy import LEARNED, choose_and_play_double, play_segment, rolls_again, scored_play
 from acesim.kernels.turn import bonus_die_rolled, bonus_lost, is_one_two, roll_sequence
 
 N_VALUES = 4  # score, equity, win, points
@@ -71,18 +71,14 @@ def static_value(board, kind, weights, sc, value):
 def position_value(board, rules, kind, weights, again, sc, value):
     """Ply 1 of the position after a play, for its mover; ``again``: the mover rolls next."""
     if board[OFF] == N_CHECKERS:
-        win_points = float(points_won(board, rules, 0))
         value[V_SCORE] = WIN_EQUITY
+        if kind != LEARNED:  # a heuristic has no equity, won or not
+            value[V_EQUITY] = value[V_WIN] = value[V_POINTS] = np.nan
+            return
+        win_points = float(points_won(board, rules, 0))
         value[V_WIN] = 1.0
         value[V_POINTS] = win_points
-        if kind == LEARNED and weights[M_OBJECTIVE] == OBJECTIVE_POINTS:
-            value[V_EQUITY] = win_points
-        else:
-            value[V_EQUITY] = 1.0
-        if kind != LEARNED:
-            value[V_EQUITY] = np.nan
-            value[V_WIN] = np.nan
-            value[V_POINTS] = np.nan
+        value[V_EQUITY] = win_points if weights[M_OBJECTIVE] == OBJECTIVE_POINTS else 1.0
         return
     if kind != LEARNED:
         static_value(board, kind, weights, sc, value)
@@ -219,11 +215,6 @@ def deeper_value(board, rules, kind, width, choice_width, weights, again, bonus_
 
 
 @njit(cache=True)
-def strategy_play(board, rules, die_a, die_b, bonus, kind, width, weights, ws, out, sc, result):
-    """The strategy's own play of the roll (or of the double a 1-2 earned, ``bonus``) into ``result``; returns ``ws``."""
-    four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
-    segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
-    n = segment_of(die_a, die_b, four_plus, segment)
-    again = rolls_again(rules, die_a, die_b, bonus)
-    ws, _, _ = best_of(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
-    return ws
+def play_roll(board, rules, die_a, die_b, bonus, kind, width, weights, choices, ws, uniform, out, sc):
+    """``strategy.play_segment`` (in place on ``board``) compiled once, for the hint and the rollout trials."""
+    return play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choices, ws, uniform, out, sc)

@@ -29,12 +29,12 @@ from numba import njit
 
 from acesim.kernels.board import check_invariants, flip
 from acesim.kernels.game import GAMES_PER_BLOCK, points_won
-from acesim.kernels.hint import N_VALUES, V_EQUITY, V_POINTS, V_WIN, position_value, roll_values
+from acesim.kernels.hint import N_VALUES, V_EQUITY, V_POINTS, V_WIN, play_roll, position_value, roll_values
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE, N_CHECKERS, OFF, R_STAKES_DOUBLE_ON_1_2
 from acesim.kernels.luck import N_ROLLS, ROLL_A, ROLL_B, roll_index
 from acesim.kernels.memory import Memory
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
-from acesim.kernels.strategy import choose_and_play_double, play_segment
+from acesim.kernels.strategy import choose_and_play_double
 from acesim.kernels.turn import BONUS, GAME_OVER, ROLL_AGAIN, after_segment, bonus_die_rolled, is_one_two
 from acesim.kernels.turn import roll_sequence
 
@@ -42,12 +42,6 @@ from acesim.kernels.turn import roll_sequence
 X_POINTS, X_WIN, X_LUCK_POINTS, X_LUCK_WIN, X_ROLLS, X_END = range(6)
 N_TRIAL_COLUMNS = 6
 END_WON, END_TRUNCATED, END_CAPPED = 0, 1, 2
-
-
-@njit(cache=True)
-def _play(board, rules, die_a, die_b, bonus, kind, width, weights, choices, ws, uniform, out, sc):
-    """``strategy.play_segment`` compiled once, not inlined at both of the trial loop's calls."""
-    return play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choices, ws, uniform, out, sc)
 
 
 @njit(cache=True)
@@ -121,7 +115,7 @@ def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_
                 pending_bonus = False
                 if bonus_die_rolled(seq):
                     chosen = die(dice)
-                    ws, uniform, n, used = _play(board, rules, chosen, chosen, True, kind, width, w,
+                    ws, uniform, n, used = play_roll(board, rules, chosen, chosen, True, kind, width, w,
                                                         choices, ws, uniform, out, sc)
                 else:
                     ws, uniform, chosen, n, used = choose_and_play_double(board, rules, kind, width, choice_width,
@@ -141,7 +135,7 @@ def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_
                     luck_win += sign * luck[1]
                 if stakes_on and is_one_two(a, b):
                     stakes += 1
-                ws, uniform, n, used = _play(board, rules, a, b, False, kind, width, w, choices, ws,
+                ws, uniform, n, used = play_roll(board, rules, a, b, False, kind, width, w, choices, ws,
                                                     uniform, out, sc)
                 step = after_segment(seq, a, b, False, n, used, board[OFF] == N_CHECKERS)
                 if step == BONUS:
