@@ -75,7 +75,7 @@ def records_frame(
     seed: int,
     first_game: int,
 ) -> pd.DataFrame:
-    """The records table of ``records`` (see the README for every column)."""
+    """The records table of ``records`` (docs/records.md describes every column)."""
     n = records.shape[0]
     table = pd.DataFrame(records, columns=list(K.RECORD_COLUMNS))
     ids = pd.DataFrame(

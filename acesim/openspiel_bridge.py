@@ -10,7 +10,7 @@ against the known start position in the tests):
   ``player``'s checkers on absolute point ``i``; ``state.board(player, 100)``
   is ``player``'s bar.  Player 0 (``x``) moves from index 0 up to 23 (its home
   board is 18..23), player 1 (``o``) moves from 23 down to 0 (home 0..5).  So
-  mover point ``p`` (RULES.md numbering, 24 -> 1) is index ``24 - p`` for ``x``
+  mover point ``p`` (docs/rules.md numbering, 24 -> 1) is index ``24 - p`` for ``x``
   and ``p - 1`` for ``o``.
 * The observation tensor of player ``p`` ends with ``bar[p], off[p],
   p-to-move, bar[q], off[q], q-to-move, die 1, die 2`` (``q`` the opponent).

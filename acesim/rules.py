@@ -1,4 +1,4 @@
-"""Rule sets: every knob of RULES.md section 4, the presets, files and overrides.
+"""Rule sets: every knob of docs/rules.md section 4, the presets, files and overrides.
 
 A ``Ruleset`` is plain data, validated once when it is made, and lowered by
 ``to_array`` to the small integer array the kernels read.
@@ -74,7 +74,7 @@ def allowed_values(knob: str) -> str:
 
 @dataclass(frozen=True)
 class Ruleset:
-    """One complete set of house rules; field names are the knobs of RULES.md."""
+    """One complete set of house rules; field names are the knobs of docs/rules.md."""
 
     start: str
     opening: str
@@ -329,10 +329,10 @@ PRESETS: dict[str, Ruleset] = {
 }
 
 PRESET_SOURCES: dict[str, str] = {
-    "european": "seeds/000_e987f27d95d37f6e.txt (European Acey-Deucey)",
-    "american": "seeds/004_1a85fe3d9c3d0581.txt, American column; "
+    "european": "docs/sources/000_e987f27d95d37f6e.txt (European Acey-Deucey)",
+    "american": "docs/sources/004_1a85fe3d9c3d0581.txt, American column; "
     "doubles_extra_roll=false is an inference",
-    "navy": "seeds/001_fa1ead771036e2b5.txt, main rules and notable differences 1-5; "
+    "navy": "docs/sources/001_fa1ead771036e2b5.txt, main rules and notable differences 1-5; "
     "opening=reroll is an inference",
-    "backgammon": "seeds/002_7d15cb8c902c9f67.txt plus ordinary backgammon scoring",
+    "backgammon": "docs/sources/002_7d15cb8c902c9f67.txt plus ordinary backgammon scoring",
 }

@@ -204,7 +204,7 @@ def default_chunk_size(games: int, workers: int, dask: bool = False) -> int:
 
     On Dask a task costs milliseconds of scheduling and transfer, so chunks
     are at least MIN_DASK_CHUNK games (half a second or more of play for the
-    fastest strategy), which keeps that overhead under 5% (README).
+    fastest strategy), which keeps that overhead under 5% (docs/cluster.md).
     """
     size = max(1, min(MAX_CHUNK, math.ceil(games / (20 * max(1, workers)))))
     return min(games, max(size, MIN_DASK_CHUNK)) if dask else size

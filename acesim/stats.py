@@ -1,4 +1,4 @@
-"""The interval formulas of STATISTICS.md, shared by every figure acesim reports."""
+"""The interval formulas of docs/statistics.md, shared by every figure acesim reports."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Each chunk reduces its records to integer counts, sums and sums of squares
 (and value counts for medians), so merging chunks is exact and independent of
 their order or number, and memory does not grow with the number of games.
 Means and rates are over finished games; unfinished games (turn cap) are
-counted apart (STATISTICS.md).
+counted apart (docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def _clean(x: float) -> float | None:
 
 
 def summarize(merged: dict, meta: dict) -> dict:
-    """The ``summary.json`` document (documented in the README)."""
+    """The ``summary.json`` document (documented in docs/records.md)."""
     n = merged["finished"]
     rolls_total = merged["sum"]["rolls"]
     turns_total = merged["sum"]["turns"]

@@ -1,6 +1,6 @@
 """A slow, plain, independent reference for the legal plays of one segment.
 
-Written only from RULES.md sections 1, 2, 4 and 5 (not from the kernels), so
+Written only from docs/rules.md sections 1, 2, 4 and 5 (not from the kernels), so
 that the property tests in ``test_reference.py`` compare two independent
 readings of the rules.
 

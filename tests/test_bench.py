@@ -1,4 +1,4 @@
-"""The games benchmark's bookkeeping (its figures are recorded in the README, never asserted)."""
+"""The games benchmark's bookkeeping (its figures are recorded in docs/benchmarks.md, never asserted)."""
 
 import math
 

@@ -1,23 +1,30 @@
-"""Golden positions: every worked example of the four source texts in /work/shared/seeds/.
+"""Golden positions: every worked example of the four source texts in docs/sources/.
 
-Every expected position below is derived by hand from RULES.md (section 2 and
-the knob table of section 4), never pasted from the engine.  Positions are
+Every expected position below is derived by hand from docs/rules.md (section 2
+and the knob table of section 4), never pasted from the engine.  Positions are
 written with ``P({point: count, ...})``: positive counts are the mover's
 checkers, negative the opponent's; whatever is not on a point, on the bar or
 waiting is off.  The mover moves 24 -> 1 and enters with die d on 25 - d.
 
-Seeds:  000 = European rules, 001 = encyclopedia (navy rules + 8 variants),
+Texts:  000 = European rules, 001 = encyclopedia (navy rules + 8 variants),
         002 = standard backgammon chapter, 004 = Russian guide.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from pathlib import Path
+
 import pytest
 
 from acesim.moves import legal_plays
 from acesim.position import Position
-from acesim.rules import Ruleset
+from acesim.rules import PRESET_SOURCES, Ruleset
 from tests.helpers import P, check, check_empty
+
+REPO = Path(__file__).resolve().parent.parent
+SOURCES = REPO / "docs" / "sources"
 
 EUROPEAN = Ruleset.preset("european")
 AMERICAN = Ruleset.preset("american")
@@ -25,9 +32,67 @@ NAVY = Ruleset.preset("navy")
 BACKGAMMON = Ruleset.preset("backgammon")
 
 
+# --- the source texts themselves ----------------------------------------------
+
+# The passage of its source text that each worked example below is built on,
+# word for word (the Russian guide in its own words), so that a quotation in
+# this file cannot drift from the text it claims to quote.
+PASSAGES = [
+    ("000", "if you roll 6-3, then you enter one checker on the opponent's six-point and one checker on "
+            "his three-point"),
+    ("000", "if you roll 4-4 and can only play three of your 4's. Then you are not allowed to play any of "
+            "the 3's on the other side of the dice"),
+    ("000", "If you are able to enter some but not all of your checkers on the bar, you must enter as many "
+            "as you can then give up the remainder of your turn."),
+    ("000", "you must roll the exact number required to bear off"),
+    ("001", "if the 6 and 5 points are open and you roll a 6-5, you may not use that roll to bear off a "
+            "checker from the 4-point"),
+    ("001", "Pieces may be only moved from the bar upon rolling doubles."),
+    ("001", "If you roll a 6-6 and only have three checkers on your 6-point to bear off, you may not take "
+            "another turn (although you can bear off the three checkers from that point)."),
+    ("002", "With 6-5, Ivory can move 24/18 and then 18/13."),
+    ("002", "In the starting setup with 6-5, 24/19 is blocked, so that rear checker can only reach 13 by "
+            "playing the 6 first."),
+    ("002", "In the starting position, can Ivory use a 6 to play 13/7 even though 12 is blocked?"),
+    ("002", "Ivory uses the four 1s to make the 7-point and 5-point: 8/7 twice and 6/5 twice."),
+    ("002", "With 4-3, both dice can be played as 6/2, 2/off. The final 3 is oversized."),
+    ("002", "One Ivory checker is on the 2-point. Either 6 or 5 could remove it on its own."),
+    ("004", "Единицей вводите шашку на 24-й пункт, двойкой — на 23-й."),
+    ("004", "Называете 6-6 и вводите четыре шашки на 19-й пункт"),
+    ("004", "По американским правилам вернуть шашки с бара — первая обязанность: пока они не вошли, другие "
+            "шашки не двигаются"),
+    ("004", "Во флотской традиции ходить остальными шашками можно и с шашкой на баре."),
+    ("004", "В американской версии работают правила коротких нард: если на этом пункте пусто, нужно сделать "
+            "ход шашкой с более высокого пункта, а если выше никого нет — снять шашку с самого высокого "
+            "занятого."),
+    ("004", "В европейской и флотской версиях нужно точное число: лишняя кость сгорает."),
+]
+
+
+def _source_text(number: str) -> str:
+    (path,) = SOURCES.glob(f"{number}_*.txt")
+    return path.read_text(encoding="utf-8")
+
+
+def _plain(text: str) -> str:
+    """Typographic quotes and dashes as ASCII and whitespace collapsed: how a comment can quote a text."""
+    text = unicodedata.normalize("NFC", text).replace("\u2019", "'").replace("\u2013", "-")
+    return re.sub(r"\s+", " ", text)
+
+
+@pytest.mark.parametrize(("number", "passage"), PASSAGES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(PASSAGES)])
+def test_passage_is_in_its_source_text(number, passage):
+    assert _plain(passage) in _plain(_source_text(number))
+
+
+@pytest.mark.parametrize("preset", sorted(PRESET_SOURCES))
+def test_preset_source_names_a_text_in_the_repository(preset):
+    # `acesim rules list` cites these paths; each must be a file of the repository.
+    path = PRESET_SOURCES[preset].split()[0].rstrip(",")
+    assert (REPO / path).is_file(), path
+
+
 # --- helpers ----------------------------------------------------------------
-
-
 
 
 # The Acey-Deucey start: everything waiting.
@@ -102,8 +167,8 @@ def _reference_results(pos: Position, segment: tuple[int, ...]) -> tuple[set[Pos
 
 @pytest.mark.parametrize("preset", ["european", "american", "navy"])
 def test_entry_6_3_from_start(preset):
-    # 000: "if you roll 6-3, you enter one checker on the opponent's six-point and one
-    # on his three-point" (our 19 and 22); 004: or enter on 22 and move on to 16.
+    # 000: "if you roll 6-3, then you enter one checker on the opponent's six-point and
+    # one checker on his three-point" (our 19 and 22); 004: or enter on 22 and move on to 16.
     # waiting/19 19/16 reaches the same position as waiting/22 22/16 -> one play.
     res = legal_plays(Ruleset.preset(preset), START, (6, 3))
     expected = {
@@ -126,7 +191,7 @@ def test_entry_3_6_same_as_6_3():
 
 
 def test_european_4_4_only_three_fours_no_threes():
-    # 000: "if you roll 4-4 and can only play three of your 4's ... you are not
+    # 000: "if you roll 4-4 and can only play three of your 4's. Then you are not
     # allowed to play any of the 3's".
     #   mover: one runner on 20, 3:5 2:5 1:4 (these cannot move a 4: no bear-off
     #   while the runner is out); opponent: two on 4.
@@ -150,7 +215,7 @@ AFTER_1_2 = P({24: 1, 23: 1}, waiting=(13, 15))
 
 @pytest.mark.parametrize("preset", ["european", "american", "navy"])
 def test_acey_deucey_1_2_from_start(preset):
-    # 004: "the 1 enters a checker on 24, the 2 on 23".  Alternatives: waiting/23 23/22
+    # 004, translated: "the 1 enters a checker on 24, the 2 on 23".  Alternatives: waiting/23 23/22
     # or waiting/24 24/22 (same position).
     res = legal_plays(Ruleset.preset(preset), START, (1, 2))
     expected = {AFTER_1_2, P({22: 1}, waiting=(14, 15))}
@@ -189,7 +254,7 @@ def _expected_6_6_after_1_2() -> set[Position]:
 
 @pytest.mark.parametrize("preset", ["american", "navy"])
 def test_chosen_6_6_after_1_2_four_moves(preset):
-    # 004: "name 6-6 and enter four checkers on 19".  The chosen double is queried as
+    # 004, translated: "name 6-6 and enter four checkers on 19".  The chosen double is queried as
     # dice (6, 6): four 6s under american/navy.  Navy's home lock changes nothing
     # here (no checker reaching 1-6 could move on anyway).
     res = legal_plays(Ruleset.preset(preset), AFTER_1_2, (6, 6))
@@ -236,7 +301,7 @@ def test_backgammon_6_5_from_start():
 
 
 def test_backgammon_6_1_from_start_13_7_jumps_blocked_12():
-    # 002: "can Ivory use a 6 to play 13/7 even though 12 is blocked? Yes."
+    # 002: "can Ivory use a 6 to play 13/7 even though 12 is blocked?" Its answer: yes.
     #   6s: 24/18, 13/7, 8/2;  1s: 24/23, 8/7, 6/5 (13/12 blocked);
     #   one checker: 13/7/6 only (24/18/17, 24/23/17, 8/2/1, 8/7/1 blocked).
     res = legal_plays(BACKGAMMON, P(BG), (6, 1))
@@ -371,7 +436,7 @@ def test_bar_first_american_vs_navy_moves_with_checker_on_bar():
 
 
 def test_american_standard_vs_exact_bearoff():
-    # 004: American - "if that point is empty, move a checker from a higher point;
+    # 004, translated: American - "if that point is empty, move a checker from a higher point;
     # if there is none higher, bear off from the highest occupied"; European/navy:
     # "an exact number is needed: the extra die is lost".
     #   mover 5:1 2:2 (12 off); opponent two on our 20.  Roll 6-3.

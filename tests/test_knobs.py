@@ -1,6 +1,6 @@
 """Hand-built positions for every rule knob that changes the legal plays.
 
-Expected positions are derived by hand from RULES.md sections 2 and 4 and
+Expected positions are derived by hand from docs/rules.md sections 2 and 4 and
 written out explicitly.  ``P({point: count})``: positive = mover, negative =
 opponent; whatever is not on a point, the bar or waiting is off.  The mover
 moves 24 -> 1, enters with die d on 25 - d, and bears off below 1.

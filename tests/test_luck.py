@@ -1,4 +1,4 @@
-"""The equity model, the value of each roll and per-roll luck (STATISTICS.md)."""
+"""The equity model, the value of each roll and per-roll luck (docs/statistics.md)."""
 
 from __future__ import annotations
 

@@ -2,13 +2,13 @@
 
 OpenSpiel is an independent engine; on every start-of-roll position met in
 seeded random OpenSpiel games, acesim's legal plays must reach exactly the same
-set of resulting positions as OpenSpiel's legal actions (RULES.md section 2:
+set of resulting positions as OpenSpiel's legal actions (docs/rules.md section 2:
 plays are distinct resulting positions).  open-spiel is a required test extra
 (``pip install acesim[test]``), so a missing package fails here rather than
 skipping.
 
 OpenSpiel plays a double as two decisions of two dice each and applies the
-maximal-dice rule to each half on its own; RULES.md applies it to all four
+maximal-dice rule to each half on its own; docs/rules.md applies it to all four
 dice.  The two differ only when some first half that uses two dice leaves
 fewer playable dice than another first half.  That never happens in the
 sampled positions (nor in 20 000 more checked while writing this file), so the

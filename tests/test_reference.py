@@ -1,6 +1,6 @@
 """The Numba engine (``acesim.moves.legal_plays``) against the independent reference.
 
-``reference_rules.py`` is a plain pure-Python reading of RULES.md sections 1,
+``reference_rules.py`` is a plain pure-Python reading of docs/rules.md sections 1,
 2, 4 and 5 that follows every sequence of single-checker moves.  Here both are
 asked for the legal plays (distinct resulting positions) and the dice used on:
 

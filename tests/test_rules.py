@@ -1,4 +1,4 @@
-"""Rule sets: presets match RULES.md section 4, files and overrides, one-line errors."""
+"""Rule sets: presets match docs/rules.md section 4, files and overrides, one-line errors."""
 
 import dataclasses
 import json
@@ -10,7 +10,7 @@ from acesim.errors import AcesimError
 from acesim.kernels import layout as L
 from acesim.rules import KNOB_VALUES, KNOBS, PRESETS, Ruleset, load_ruleset, parse_override
 
-# RULES.md section 4, transcribed column by column.
+# docs/rules.md section 4, transcribed column by column.
 TABLE = {
     "start": ("off-board", "off-board", "off-board", "backgammon"),
     "opening": ("reroll", "reroll", "reroll", "use"),

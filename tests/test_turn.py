@@ -1,4 +1,4 @@
-"""The roll sequence (``kernels.turn``) against RULES.md section 3, read step by step."""
+"""The roll sequence (``kernels.turn``) against docs/rules.md section 3, read step by step."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from acesim.rules import PRESETS
 
 
 def _reference(acey, bonus_extra, doubles_extra, full_use, a, b, bonus, n, used, won):
-    """RULES.md section 3 as written, one numbered step after another."""
+    """docs/rules.md section 3 as written, one numbered step after another."""
     complete = used == n
     if won:
         return T.GAME_OVER  # 4: a turn that reaches 15 off ends the game at once

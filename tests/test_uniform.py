@@ -11,7 +11,7 @@ must give exactly the same set of resulting boards and the same ``dice_used``:
   random knob mixes (also the 4-die and 8-die doubles segments under each);
 * arbitrary positions (bear-off, bar and entering heavy) under every mix of
   the knobs that change single moves;
-* hand-built cases of RULES.md sections 2 and 5;
+* hand-built cases of docs/rules.md sections 2 and 5;
 * the pick: every drawn play is a legal play, reproducible from the stream,
   uniform by chi-square tests (also where plays repeat, drawn by rejection
   or after deduplicating), and a scratch that is too small changes nothing.
@@ -319,7 +319,7 @@ def test_arbitrary_positions_many():
     _arbitrary(seed=12, n_boards=5 * len(MOVE_MIXES), eight_die_every=5)
 
 
-# --- hand-built cases (RULES.md sections 2 and 5) ---------------------------------------------
+# --- hand-built cases (docs/rules.md sections 2 and 5) ---------------------------------------------
 
 
 def plays_of(ruleset: Ruleset, pos: Position, dice) -> tuple[set[Position], int]:

@@ -133,7 +133,7 @@ def acesim_games() -> pd.DataFrame:
 
 
 def reference_results(state: tuple, dice: tuple[int, int]) -> set[tuple]:
-    """The distinct final states of the legal plays of ``dice`` (RULES.md section 2)."""
+    """The distinct final states of the legal plays of ``dice`` (docs/rules.md section 2)."""
     a, b = dice
     if a == b:  # fixed order; sequences meeting in one state are followed once
         finals, _ = doubles_by_layers(BACKGAMMON, state, [a] * 4, None)
@@ -157,7 +157,7 @@ def flip_state(state: tuple) -> tuple:
 def reference_game(
     rng: random.Random, start: Position, check: bool = False
 ) -> tuple[bool, int, int]:
-    """One random-vs-random game under the backgammon preset (RULES.md section 3).
+    """One random-vs-random game under the backgammon preset (docs/rules.md section 3).
 
     Returns ``(first mover won, turns, winner's points)``.  ``start`` must look
     the same from either side (whoever moves first sees it).  Opening: one die

@@ -1,1 +1,1 @@
-"""Analyses over game records: they take DataFrames and return DataFrames (DESIGN.md)."""
+"""Analyses over game records: they take DataFrames and return DataFrames (docs/architecture.md)."""

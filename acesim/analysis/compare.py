@@ -4,7 +4,7 @@ Every rule set is played on the same game indices with common random numbers
 (the same game index rolls the same dice under every rule set until the games
 diverge), so the rows of two rule sets pair by the ``game`` column and a
 paired difference is far sharper than comparing two independent means
-(STATISTICS.md, "Paired differences between rule sets").
+(docs/statistics.md, "Paired differences between rule sets").
 
 Means and rates are over finished games; unfinished games (turn cap) are
 counted apart and never enter a figure.  Intervals are at 95%: Wilson for the
@@ -111,7 +111,7 @@ def ratio_ci(numerator: np.ndarray, denominator: np.ndarray, z: float = Z95) -> 
     Turns of one game are not independent (a stuck position forfeits turn
     after turn), so the game, not the turn, is the sampling unit.  The
     delta method gives ``Var(R) ≈ Σ (y_i − R·x_i)² / (n (n − 1) · x̄²)``; as
-    STATISTICS.md wants no plain normal interval near 0 or 1, that variance
+    docs/statistics.md wants no plain normal interval near 0 or 1, that variance
     is turned into an effective number of turns ``R(1 − R) / Var(R)`` (Kish's
     design effect) and the interval is Wilson's at that size.  When the
     variance is 0 (no forfeit at all, or the same share in every game) the

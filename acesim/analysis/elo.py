@@ -1,4 +1,4 @@
-"""Bradley–Terry strengths of a round-robin, as Elo (STATISTICS.md, "Skill ladder").
+"""Bradley–Terry strengths of a round-robin, as Elo (docs/statistics.md, "Skill ladder").
 
 The model: strategy ``i`` beats ``j`` with probability ``σ(θ_i − θ_j)``.
 Strengths are fitted by maximum likelihood (Newton's method on ``θ``, one

@@ -3,7 +3,7 @@
 Positions come from traced games (one per two-dice roll, seen by the side
 about to roll) and are labelled with whether that side went on to win.  A
 logistic model over ``kernels.luck.INPUTS`` is fitted on the earlier games
-and its calibration measured on later, held-out games (STATISTICS.md:
+and its calibration measured on later, held-out games (docs/statistics.md:
 predicted vs observed win rate in ten bins, and the Brier score next to the
 constant predictor's).  V is a win probability under every rule set; under
 points-based scoring it still values wins, not points (stated in reports).

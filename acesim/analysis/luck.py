@@ -1,4 +1,4 @@
-"""Per-roll luck (the gnubg / Zare measure) and the luck-adjusted result (STATISTICS.md).
+"""Per-roll luck (the gnubg / Zare measure) and the luck-adjusted result (docs/statistics.md).
 
 For roll ``k`` of a game, by seat ``s_k`` in state ``x_k``::
 

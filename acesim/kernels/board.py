@@ -1,4 +1,4 @@
-"""Single-checker rules on the flat board (RULES.md sections 1 and 2).
+"""Single-checker rules on the flat board (docs/rules.md sections 1 and 2).
 
 Each function is one rule step and reads the lowered rules array by its named
 indices.  A move is a pair ``(src, dst)``: ``src`` is a point 1..24,
@@ -225,7 +225,7 @@ def legal_moves(board, rules, die, doubles_segment, open_bits, occupied, moves):
 
 @njit(cache=True, inline="always")
 def die_played_alone(hi, lo, hi_playable):
-    """The die of a non-double ``[hi, lo]`` to play when no play uses both (RULES.md section 2).
+    """The die of a non-double ``[hi, lo]`` to play when no play uses both (docs/rules.md section 2).
 
     The higher die if it has a legal move, else the lower one (which may have
     none either: then nothing is played).  The one statement of the

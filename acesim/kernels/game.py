@@ -1,4 +1,4 @@
-"""Whole games (RULES.md section 3): the opening, turns, bonus rolls, scoring, records.
+"""Whole games (docs/rules.md section 3): the opening, turns, bonus rolls, scoring, records.
 
 One game writes one fixed-width row of int64 counters (the column indices
 below; ``RECORD_COLUMNS`` names them for the records table).  Per-side
@@ -132,7 +132,7 @@ def _count_segment(board, before, n, used, record, side, turn_number):
 
 @njit(cache=True)
 def points_won(board, rules, stakes_doublings):
-    """Points for the mover, who has just borne off its last checker (RULES.md section 4)."""
+    """Points for the mover, who has just borne off its last checker (docs/rules.md section 4)."""
     scoring = rules[R_SCORING]
     points = 1
     if scoring == SCORING_PER_CHECKER:

@@ -1,6 +1,6 @@
 """Named indices of the flat board and of the lowered rules array.
 
-The board is seen from the side on roll (the *mover*), as in RULES.md section 1:
+The board is seen from the side on roll (the *mover*), as in docs/rules.md section 1:
 the mover travels from point 24 towards point 1 and bears off below point 1.
 Point ``p`` (1..24) lives at index ``p - 1``; mover's checkers are positive,
 the opponent's negative.  The six counters after the points are never negative.

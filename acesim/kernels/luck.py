@@ -1,4 +1,4 @@
-"""The equity model's inputs, the value of each roll, and per-roll luck (STATISTICS.md).
+"""The equity model's inputs, the value of each roll, and per-roll luck (docs/statistics.md).
 
 ``V(s)`` is the probability that the side on roll in ``s`` wins, from one of
 two equity models, each a flat array whose first number tells which:

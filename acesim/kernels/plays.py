@@ -1,4 +1,4 @@
-"""Legal plays of a segment (RULES.md section 2), by level-by-level enumeration.
+"""Legal plays of a segment (docs/rules.md section 2), by level-by-level enumeration.
 
 Level ``k`` holds the distinct positions reachable by playing the segment's
 first ``k`` dice.  Because the order of a doubles segment is fixed, what can
@@ -310,7 +310,7 @@ def collect_plays(ws, board, first, stop, moves, hits, counts):
 
 @njit(cache=True)
 def segment_of(die_a, die_b, four_plus_complement, segment):
-    """Fill ``segment`` with the dice of a roll (RULES.md section 2); return its length."""
+    """Fill ``segment`` with the dice of a roll (docs/rules.md section 2); return its length."""
     if die_a != die_b:
         segment[0], segment[1] = die_a, die_b
         return 2

@@ -2,7 +2,7 @@
 
 Each side picks uniformly among the distinct resulting positions of every
 segment and picks the double after a 1-2 uniformly.  The roll sequence follows
-RULES.md section 3 (1-2 bonus double, extra rolls, forfeits under
+docs/rules.md section 3 (1-2 bonus double, extra rolls, forfeits under
 ``bonus_needs_full_use``), without the opening and scoring: this walker exists
 to reach the positions the rules can reach, and to check every generated play.
 """

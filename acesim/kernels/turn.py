@@ -1,4 +1,4 @@
-"""The roll sequence of a turn (RULES.md section 3): what follows each played segment.
+"""The roll sequence of a turn (docs/rules.md section 3): what follows each played segment.
 
 A turn is a run of rolls.  After a roll's segment is played the turn goes on
 with the 1-2 bonus double, an extra roll, or ends: passing to the opponent, a

@@ -3,7 +3,7 @@
 ``plays.enumerate_plays`` keeps every node of every level.  Here a segment is
 searched depth first, keeping only the plays, each as a two-word key; the
 result is the same set of distinct resulting positions and the same
-``dice_used`` as ``enumerate_plays`` for every rule knob (RULES.md section 2)
+``dice_used`` as ``enumerate_plays`` for every rule knob (docs/rules.md section 2)
 (``enumerate_uniform``), and ``uniform_play`` draws one of them, each equally
 likely, from the game's choice stream.
 

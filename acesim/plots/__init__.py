@@ -1,1 +1,1 @@
-"""Charts: they take the tables of ``acesim.analysis`` and return matplotlib figures (DESIGN.md)."""
+"""Charts: they take the tables of ``acesim.analysis`` and return matplotlib figures (docs/architecture.md)."""
