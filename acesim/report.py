@@ -1,7 +1,7 @@
 """The analysis report: compare house rules, value the bonus rolls, measure the luck factor.
 
-``build`` runs every analysis for each rule set (rule sets in parallel
-worker processes), ``write`` turns the results into PNG charts, CSV tables,
+``build`` runs every analysis for each rule set (in small tasks on worker
+processes or Dask: chunks of games, fits, ladder pairings), ``write`` turns the results into PNG charts, CSV tables,
 a Markdown report and a self-contained HTML report (charts embedded).  The
 output folder is assembled under a temporary name and renamed into place, so
 an error or an interrupt never leaves a half-written report.
@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from itertools import combinations
 from pathlib import Path
 
 import pandas as pd
@@ -30,6 +30,7 @@ from acesim.analysis.elo import bradley_terry, skill_spread
 from acesim.analysis.equity import equity_models
 from acesim.analysis.luck import FORMULAS, luck_summary, trace_luck
 from acesim.errors import AcesimError
+from acesim.findings import findings_markdown, percent, plain, signed
 from acesim.games import play_games, trace_games
 from acesim.cluster import backend_for
 from acesim.ladder import ladder, ladder_table
@@ -39,6 +40,7 @@ from acesim.plots import compare as PC
 from acesim.plots import elo as PE
 from acesim.plots import luck as PL
 from acesim.rules import RULES_VERSION, Ruleset, load_rulesets
+from acesim.simulate import default_chunk_size
 from acesim.stats import Z95, wilson
 from acesim.strategies import load_strategy, resolve_spec
 from acesim.streams import check_seed
@@ -46,6 +48,8 @@ from acesim.tasks import check_workers, map_tasks
 
 REPORT_MARK = "report.json"  # marks a folder as an acesim report (for --force)
 PARTS = ("compare", "bonus", "luck")
+# Six significant digits: beyond every interval's precision, and the same text on every platform.
+CSV_FLOAT = "%.6g"
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,19 @@ class ReportPlan:
 
     def needs(self, *parts: str) -> bool:
         return any(p in self.parts for p in parts)
+
+    def games_to_play(self) -> int:
+        """Every game ``build`` plays, over all rule sets: the total its progress counts up to."""
+        total = 0
+        for rules in self.rulesets:
+            if self.needs("compare", "bonus"):
+                total += self.games
+            if self.needs("bonus", "luck"):
+                total += self.equity_games + self.luck_games
+            if self.needs("luck"):
+                pairings = len(self.ladder_for(rules)) * (len(self.ladder_for(rules)) - 1) // 2
+                total += 2 * self.ladder_games * pairings
+        return total
 
     def player(self, rules: Ruleset) -> str:
         """The strategy both sides play under ``rules`` (``best`` resolved)."""
@@ -155,9 +172,14 @@ def analysis_plan(
     line = [f"acesim {command} --rules {rules}"]
     line += [f"--rules-file {p}" for p in rules_files] + [f"--rule {r}" for r in overrides]
     line += [f"--sweep {sweep}"] if sweep else []
-    line += [f"--games {plan.games}", f"--strategy {strategy}", f"--equity-games {plan.equity_games}",
-             f"--luck-games {plan.luck_games}", f"--ladder-games {plan.ladder_games}", f"--seed {seed}"]
-    line += [f"--equity {equity}"] if equity != "auto" else []
+    # only the options the command has (acesim.cli._ANALYSIS_OPTIONS): compare has no equity model
+    line += [f"--games {plan.games}", f"--strategy {strategy}"]
+    if plan.needs("bonus", "luck"):
+        line += [f"--equity-games {plan.equity_games}", f"--luck-games {plan.luck_games}"]
+    if plan.needs("luck"):
+        line += [f"--ladder-games {plan.ladder_games}"]
+    line += [f"--seed {seed}"]
+    line += [f"--equity {equity}"] if equity != "auto" and plan.needs("bonus", "luck") else []
     line += [f"--out {out}"] if out is not None else []
     plan = dataclasses.replace(plan, command=" ".join(line))
     plan.check()
@@ -184,48 +206,139 @@ class RuleSetResult:
     too_long: int = 0
 
 
-def _one_rule_set(plan: ReportPlan, index: int) -> RuleSetResult:
-    """All the games and analyses of one rule set (runs in a worker process)."""
+STAGES = {  # what a progress note says a finished task was
+    "games": "comparison games",
+    "equity": "equity-fit games",
+    "ladder": "ladder games",
+    "luck": "luck games",
+    "elo": "Elo ratings",
+}
+
+
+def _task(stage: str, plan: ReportPlan, index: int, *args):
+    """One piece of one rule set's work (runs in a worker process); ``build`` combines the pieces.
+
+    Every game is seeded by its own index (``acesim.streams``), so a chunk of
+    games plays exactly what the whole run would have played for those games.
+    """
     rules = plan.rulesets[index]
     s = plan.player(rules)
-    result = RuleSetResult(rules, player=s)
-    if plan.needs("compare", "bonus"):
-        result.records = play_games(rules, plan.games, plan.seed, s, s)
-    if plan.needs("bonus", "luck"):
-        choice = equity_models(rules, s, plan.equity_games, plan.seed, plan.equity)
-        model, calibration = choice.model, choice.calibration
-        result.calibration = pd.concat(
-            [c.bins.assign(model=name, brier=c.brier, reliability=c.reliability)
-             for name, c in choice.calibrations.items()]
-        )
-        result.equity_model = choice.chosen
-        result.brier, result.brier_constant = calibration.brier, calibration.brier_constant
-        result.equity_positions = calibration.positions
+    if stage == "games":
+        first, n = args
+        return play_games(rules, n, plan.seed, s, s, first_game=first)
+    if stage == "equity":
+        return equity_models(rules, s, plan.equity_games, plan.seed, plan.equity)
+    if stage == "ladder":
+        x, y = (load_strategy(spec) for spec in args)
+        (match,) = ladder(rules, [x, y], plan.ladder_games, plan.seed, workers=1)
+        return match
+    if stage == "luck":
+        first, n, model = args
         # the luck games follow the equity model's games: the model never saw them
-        traces = trace_games(rules, s, s, plan.seed, plan.equity_games, plan.luck_games)
-        result.rolls, result.luck_games = trace_luck(rules, traces, s, s, model)
-        result.luck = luck_summary(result.luck_games, rules.name, s, s)
-        result.too_long = traces.too_long
-    if plan.needs("luck"):
-        strategies = [load_strategy(x) for x in plan.ladder_for(rules)]
-        matches = ladder(rules, strategies, plan.ladder_games, plan.seed, workers=1)
-        result.ladder = ladder_table(matches, strategies)
-        result.elo = bradley_terry(result.ladder, bootstrap=200, seed=plan.seed)
-    return result
+        try:
+            traces = trace_games(rules, s, s, plan.seed, plan.equity_games + first, n)
+        except AcesimError:
+            # no game of this chunk could be traced: the finished ones were too long to keep
+            records = play_games(rules, n, plan.seed, s, s, first_game=plan.equity_games + first)
+            return None, None, int((records["unfinished"] == 0).sum())
+        rolls, games = trace_luck(rules, traces, s, s, model)
+        return rolls, games, traces.too_long
+    if stage == "elo":
+        (table,) = args
+        return bradley_terry(table, bootstrap=200, seed=plan.seed)
+    raise AssertionError(f"unknown report stage {stage!r}")
+
+
+def _chunks(games: int, size: int) -> list[tuple[int, int]]:
+    """``(first game, number of games)`` of each chunk of ``size`` games."""
+    return [(g, min(size, games - g)) for g in range(0, games, size)]
 
 
 def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | None = None) -> list[RuleSetResult]:
-    """Run every rule set's games and analyses, ``workers`` rule sets at a time (or one Dask task each)."""
+    """Run every rule set's games and analyses on ``workers`` processes (or Dask with ``scheduler``).
+
+    The work is split into small tasks (chunks of the comparison and the luck
+    games, the equity fit, each ladder pairing, the Elo fit) so that every
+    worker stays busy and progress comes back as tasks finish:
+    ``progress(games, note)`` is called in this process after each task with
+    the number of games it played (0 for a fit) and what it was, e.g.
+    ``"european: luck games"``; ``plan.games_to_play()`` is their total.  The
+    results are the same whatever the split, the workers and the scheduler.
+    """
     plan.check()
     check_workers(workers)
-    n = len(plan.rulesets)
+    results = [RuleSetResult(rules, player=plan.player(rules)) for rules in plan.rulesets]
+    dask = scheduler is not None
+    with backend_for(workers, scheduler) as backend:
 
-    def done(i: int, result: RuleSetResult) -> None:
-        if progress:
-            progress(plan.rulesets[i].name)
+        def run(tasks: list[tuple]) -> list:
+            """``(stage, rule set index, args, games)`` tasks; their results in order."""
 
-    with backend_for(min(workers, n), scheduler) as backend:
-        return map_tasks(_one_rule_set, [(plan, i) for i in range(n)], backend, done)
+            def done(k: int, _) -> None:
+                stage, i, _args, games = tasks[k]
+                if progress:
+                    progress(games, f"{plan.rulesets[i].name}: {STAGES[stage]}")
+
+            return map_tasks(_task, [(stage, plan, i, *args) for stage, i, args, _ in tasks], backend, done)
+
+        # The longest tasks go first, so that no worker is left with one at the end of a round.
+        first: list[tuple] = []
+        if plan.needs("bonus", "luck"):
+            first += [("equity", i, (), plan.equity_games) for i in range(len(plan.rulesets))]
+        if plan.needs("luck"):
+            first += [("ladder", i, pair, 2 * plan.ladder_games)
+                      for i, rules in enumerate(plan.rulesets) for pair in combinations(plan.ladder_for(rules), 2)]
+        if plan.needs("compare", "bonus"):
+            first += [("games", i, (g, n), n) for i in range(len(plan.rulesets))
+                      for g, n in _chunks(plan.games, default_chunk_size(plan.games, workers, dask))]
+        played = run(first)
+        records: dict[int, list] = {}
+        matches: dict[int, list] = {}
+        models = {}
+        for (stage, i, _args, _), out in zip(first, played):
+            r = results[i]
+            if stage == "games":
+                records.setdefault(i, []).append(out)
+            elif stage == "ladder":
+                matches.setdefault(i, []).append(out)
+            elif stage == "equity":
+                models[i] = out.model
+                calibration = out.calibration
+                r.calibration = pd.concat(
+                    [c.bins.assign(model=name, brier=c.brier, reliability=c.reliability)
+                     for name, c in out.calibrations.items()]
+                )
+                r.equity_model = out.chosen
+                r.brier, r.brier_constant = calibration.brier, calibration.brier_constant
+                r.equity_positions = calibration.positions
+        for i, frames in records.items():
+            results[i].records = pd.concat(frames, ignore_index=True)
+
+        second: list[tuple] = []
+        for i, rules in enumerate(plan.rulesets):
+            if i in matches:
+                strategies = [load_strategy(x) for x in plan.ladder_for(rules)]
+                results[i].ladder = ladder_table(matches[i], strategies)
+                second.append(("elo", i, (results[i].ladder,), 0))
+        for i in models:  # luck games are slow: small chunks, no Dask minimum
+            second += [("luck", i, (g, n, models[i]), n)
+                       for g, n in _chunks(plan.luck_games, default_chunk_size(plan.luck_games, workers))]
+        valued: dict[int, list] = {}
+        for (stage, i, _args, _), out in zip(second, run(second)):
+            if stage == "elo":
+                results[i].elo = out
+            else:
+                valued.setdefault(i, []).append(out)
+        for i, parts in valued.items():
+            r = results[i]
+            traced = [(rolls, games) for rolls, games, _ in parts if rolls is not None]
+            if not traced:
+                raise AcesimError("no finished game to trace")
+            r.rolls = pd.concat([rolls for rolls, _ in traced], ignore_index=True)
+            r.luck_games = pd.concat([games for _, games in traced], ignore_index=True)
+            r.too_long = sum(too_long for _, _, too_long in parts)
+            r.luck = luck_summary(r.luck_games, r.rules.name, r.player, r.player)
+    return results
 
 
 # --- tables ---------------------------------------------------------------------------
@@ -239,10 +352,10 @@ def _ci(x: float, low: float, high: float, digits: int = 3, scale: float = 1.0) 
 
 def relative_skill(results: list[RuleSetResult]) -> pd.DataFrame:
     """The ladder's strongest player (highest Elo) vs random, and the share of the result skill can
-    move (STATISTICS.md "Relative skill").
+    move (docs/statistics.md, "Relative skill").
 
     The upper bound is a player that wins every game against ``random`` (W = 1):
-    the foresight player of STATISTICS.md is not built yet, so RS here is
+    the foresight player of docs/statistics.md is not built yet, so RS here is
     ``(W - 0.5) / (1 - 0.5)``, a lower bound on the relative-skill ratio.
     """
     rows = []
@@ -338,9 +451,15 @@ SECTIONS = (
 
 
 def _summary_markdown(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFrame]) -> list[str]:
-    """The headline tables, as Markdown lines."""
+    """What a terminal shows after an analysis: the findings in words, then the headline tables."""
     players = ", ".join(f"`{r.player}` under {r.rules.name}" for r in results)
-    lines = [f"Played by `{plan.strategy}` against itself: {players}.", ""]
+    return [f"Played by `{plan.strategy}` against itself: {players}.", "",
+            *findings_markdown(t, [r.rules.name for r in results]), *_table_lines(plan, results, t)]
+
+
+def _table_lines(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFrame]) -> list[str]:
+    """The headline tables, as Markdown lines."""
+    lines: list[str] = []
     names = [r.rules.name for r in results]
     if plan.needs("compare"):
         lines += _comparison_lines(t, results)
@@ -352,60 +471,68 @@ def _summary_markdown(plan: ReportPlan, results: list[RuleSetResult], t: dict[st
 
 
 def _comparison_lines(t: dict[str, pd.DataFrame], results: list[RuleSetResult]) -> list[str]:
-    lines = []
     comp = t["comparison"].set_index("rules")
-    lines += ["| rule set | games (finished) | first-mover win rate [95% CI] | first mover's net points "
-              "per game [95% CI] | rolls per game [95% CI] | turns per game [95% CI] | forfeited "
-              "bonus share of turns [95% CI] | dice lost per game | extra rolls per game |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["First mover, game length and forfeits (finished games; 95% intervals):", "",
+             "| rule set | games (finished) | first mover wins | first mover's net points per game | "
+             "rolls per game | turns per game | turns that forfeit a bonus | dice lost per game | "
+             "extra rolls per game |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for name, row in comp.iterrows():
+        def ci(column: str, fmt=plain, digits: int = 1) -> str:
+            return fmt(row[column], row[f"{column}_low"], row[f"{column}_high"], digits)
+
         lines.append(
-            f"| {name} | {int(row['n']):,} ({int(row['finished']):,}) | "
-            f"{_ci(row['first_mover_win_rate'], row['first_mover_win_rate_low'], row['first_mover_win_rate_high'])} | "
-            f"{_ci(row['first_mover_points'], row['first_mover_points_low'], row['first_mover_points_high'])} | "
-            f"{_ci(row['rolls_per_game'], row['rolls_per_game_low'], row['rolls_per_game_high'], 1)} | "
-            f"{_ci(row['turns_per_game'], row['turns_per_game_low'], row['turns_per_game_high'], 1)} | "
-            f"{_ci(row['forfeit_share'], row['forfeit_share_low'], row['forfeit_share_high'], 4)} | "
-            f"{_ci(row['dice_lost_per_game'], row['dice_lost_per_game_low'], row['dice_lost_per_game_high'], 2)} | "
-            f"{_ci(row['extra_rolls_per_game'], row['extra_rolls_per_game_low'], row['extra_rolls_per_game_high'], 2)} |"
+            f"| {name} | {int(row['n']):,} ({int(row['finished']):,}) | {ci('first_mover_win_rate', percent)} | "
+            f"{ci('first_mover_points', signed, 3)} | {ci('rolls_per_game')} | {ci('turns_per_game')} | "
+            f"{ci('forfeit_share', percent, 2)} | {ci('dice_lost_per_game', plain, 2)} | "
+            f"{ci('extra_rolls_per_game', plain, 2)} |"
         )
     lines.append("")
     if "paired_differences" in t:
         d = t["paired_differences"]
         m = int(d["m"].iloc[0])
-        lines += [f"Paired differences against **{results[0].rules.name}** on common dice "
-                  f"({m} intervals; * = excludes 0 after Bonferroni):", "",
-                  "| rule set | metric | difference | paired 95% CI | unpaired 95% CI | width ratio |",
+        lines += [f"Paired differences against **{results[0].rules.name}** on common dice: each rule set minus "
+                  f"{results[0].rules.name}, game by game ({m} intervals; * = excludes 0 after the Bonferroni "
+                  "correction for all of them):", "",
+                  "| rule set | figure | difference | paired 95% CI | unpaired 95% CI | width ratio |",
                   "|---|---|---|---|---|---|"]
         for row in d.itertuples():
             star = " *" if row.notable else ""
-            lines.append(f"| {row.rules} | {row.metric} | {row.diff:+.4f}{star} | [{row.paired_low:+.4f}, "
-                         f"{row.paired_high:+.4f}] | [{row.unpaired_low:+.4f}, {row.unpaired_high:+.4f}] | "
-                         f"{row.width_ratio:.2f} |")
+            label, unit = C.METRIC_LABELS[row.metric]
+            if row.metric == "first_mover_win":
+                diff = f"{100 * row.diff:+.2f} pp"
+                paired = f"[{100 * row.paired_low:+.2f}, {100 * row.paired_high:+.2f}]"
+                unpaired = f"[{100 * row.unpaired_low:+.2f}, {100 * row.unpaired_high:+.2f}]"
+            else:
+                diff = f"{row.diff:+.3f} {unit}"
+                paired = f"[{row.paired_low:+.3f}, {row.paired_high:+.3f}]"
+                unpaired = f"[{row.unpaired_low:+.3f}, {row.unpaired_high:+.3f}]"
+            lines.append(f"| {row.rules} | {label} | {diff}{star} | {paired} | {unpaired} | {row.width_ratio:.2f} |")
         lines.append("")
     return lines
 
 
 def _bonus_lines(t: dict[str, pd.DataFrame], names: list[str]) -> list[str]:
     lines = ["Value of the bonus rolls (logistic model of a side's win on its lead in doubles and in "
-              "1-2s; average marginal effect of one more than the opponent, bootstrap 95% CI over games):", "",
-              "| rule set | one more double | one more 1-2 | points per extra double | points per extra 1-2 |",
-              "|---|---|---|---|---|"]
+             "1-2s; average marginal effect of one more than the opponent, bootstrap 95% CI over games):", "",
+             "| rule set | games | one more double | one more 1-2 | points per extra double | points per extra 1-2 |",
+             "|---|---|---|---|---|---|"]
     bm = t["bonus_model"]
     for name in names:
         part = bm[bm["rules"] == name].set_index(["model", "term"])
 
         def eff(model, term, unit):
             r = part.loc[(model, term)]
-            return f"{r['effect']:+.2f} [{r['effect_ci95_low']:+.2f}, {r['effect_ci95_high']:+.2f}]{unit}"
+            return f"{r['effect']:+.2f}{unit} [{r['effect_ci95_low']:+.2f}, {r['effect_ci95_high']:+.2f}]"
 
-        lines.append(f"| {name} | {eff('win', 'doubles_diff', ' pp')} | {eff('win', 'one_two_diff', ' pp')} | "
-                     f"{eff('points', 'doubles_diff', '')} | {eff('points', 'one_two_diff', '')} |")
+        lines.append(f"| {name} | {int(part['games'].iloc[0]):,} | {eff('win', 'doubles_diff', ' pp')} | "
+                     f"{eff('win', 'one_two_diff', ' pp')} | {eff('points', 'doubles_diff', '')} | "
+                     f"{eff('points', 'one_two_diff', '')} |")
     lines.append("")
     rv = t["roll_values"]
-    lines += ["Equity value of the special rolls over the average roll (percentage points of win "
-              "probability, 95% CI; from the per-roll values of the luck games):", "",
-              "| rule set | states | 1-2 | 1-1 | 2-2 | 3-3 | 4-4 | 5-5 | 6-6 |", "|---|---|---|---|---|---|---|---|---|"]
+    lines += ["Value of the special rolls over the average roll (percentage points of win chance, 95% CI; "
+              "from the per-roll values of the luck games; n = positions valued):", "",
+              "| rule set | positions | 1-2 | 1-1 | 2-2 | 3-3 | 4-4 | 5-5 | 6-6 |", "|---|---|---|---|---|---|---|---|---|"]
     for name in names:
         part = rv[rv["rules"] == name].set_index(["die_1", "die_2"])
         cells = [_ci(part.loc[(a, b), "value"], part.loc[(a, b), "ci95_low"], part.loc[(a, b), "ci95_high"], 1, 100)
@@ -417,25 +544,33 @@ def _bonus_lines(t: dict[str, pd.DataFrame], names: list[str]) -> list[str]:
 
 def _luck_lines(plan: ReportPlan, t: dict[str, pd.DataFrame], results: list[RuleSetResult]) -> list[str]:
     lk = t["luck"]
-    lines = ["Luck factor, three ways:", "",
-              "| rule set | luck games | luckier side won [95% CI] | R² of result on net luck [95% CI] | "
-              "sd of net luck | luck-adjusted result of seat A, mean [95% CI] (sd) | equity model used: Brier (constant) | skill spread Elo(best) − Elo(random) [95% CI] | "
-              "strongest vs random [95% CI] | relative skill RS |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["Luck (every roll of the luck games valued against all 21 rolls; 95% intervals):", "",
+             "| rule set | games | luckier side won | result variance explained by net luck (R²) | "
+             "sd of net luck | luck-adjusted win chance of seat A (sd) | equity model: Brier (constant) |",
+             "|---|---|---|---|---|---|---|"]
+    for row in lk.itertuples():
+        lines.append(
+            f"| {row.rules} | {row.games:,} | "
+            f"{percent(row.luckier_side_won, row.luckier_side_won_low, row.luckier_side_won_high)} | "
+            f"{percent(row.r2_result_on_net_luck, row.r2_low, row.r2_high)} | {100 * row.net_luck_sd:.1f} pp | "
+            f"{percent(row.luck_adjusted_a_mean, row.luck_adjusted_a_low, row.luck_adjusted_a_high)} "
+            f"({100 * row.luck_adjusted_a_sd:.1f} pp) | "
+            f"{row.equity_model}: {row.brier:.4f} ({row.brier_constant:.4f}) |"
+        )
+    lines += ["", "Skill (the ladder of strategies, each pairing played from both seats):", "",
+              "| rule set | strongest | Elo(strongest) − Elo(random) [95% CI] | strongest beats random | games | "
+              "relative skill RS |",
+              "|---|---|---|---|---|---|"]
     rs = t["relative_skill"].set_index("rules")
-    for r, row in zip(results, lk.itertuples()):
+    for r in results:
         elo = r.elo.set_index("strategy")
         best = elo["elo"].idxmax()
-        spread = f"{skill_spread(r.elo):.0f} [{elo.loc[best, 'ci95_low']:.0f}, {elo.loc[best, 'ci95_high']:.0f}] ({best})"
+        spread = f"{skill_spread(r.elo):.0f} [{elo.loc[best, 'ci95_low']:.0f}, {elo.loc[best, 'ci95_high']:.0f}]"
         s = rs.loc[r.rules.name]
         lines.append(
-            f"| {row.rules} | {row.games:,} | {_ci(row.luckier_side_won, row.luckier_side_won_low, row.luckier_side_won_high)} | "
-            f"{_ci(row.r2_result_on_net_luck, row.r2_low, row.r2_high)} | {row.net_luck_sd:.3f} | "
-            f"{_ci(row.luck_adjusted_a_mean, row.luck_adjusted_a_low, row.luck_adjusted_a_high)} "
-            f"({row.luck_adjusted_a_sd:.3f}) | "
-            f"{row.equity_model}: {row.brier:.4f} ({row.brier_constant:.4f}) | {spread} | "
-            f"{s['strongest']}: {_ci(s['win_rate_vs_random'], s['win_low'], s['win_high'])} (n = {int(s['games']):,}) | "
-            f"{_ci(s['relative_skill'], s['rs_low'], s['rs_high'])} |"
+            f"| {r.rules.name} | `{best}` | {spread} | "
+            f"{percent(s['win_rate_vs_random'], s['win_low'], s['win_high'])} | {int(s['games']):,} | "
+            f"{percent(s['relative_skill'], s['rs_low'], s['rs_high'])} |"
         )
     lines.append("")
     return lines
@@ -450,17 +585,38 @@ def _knob_table(t: dict[str, pd.DataFrame]) -> list[str]:
     return lines
 
 
-def _text(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFrame],
-          charts: set[str]) -> list[str]:
-    """The report as Markdown lines; charts are referenced as ``figures/NAME.png``."""
-    names = ", ".join(r.rules.name for r in results)
-    lines = [
-        f"# acesim report: {names}",
-        "",
-        f"acesim {__version__}, rules version {RULES_VERSION}, seed {plan.seed}, strategy "
-        f"`{plan.strategy}` against itself: "
-        + ", ".join(f"`{r.player}` under {r.rules.name}" for r in results) + ".",
-        "",
+GLOSSARY = (
+    ("first mover", "the side that plays the first roll of the game, after the opening roll decides who starts"),
+    ("seat A, seat B", "the two sides of a game by where they sit, not by who moved first: seat A plays "
+                       "the strategy under study, seat B its opponent (here both play the same strategy)"),
+    ("common dice", "game i is played with the same dice under every rule set, so the rule sets are compared "
+                    "on the same luck and their differences are measured game by game (paired)"),
+    ("1-2 (acey-deucey)", "the roll 1-2: under most Acey-Deucey rules the mover plays it, then chooses any "
+                          "double to play, then rolls again"),
+    ("forfeit", "a bonus (the chosen double, the complement, the extra roll) lost because the mover could not "
+                "use every die of the roll that earned it"),
+    ("win chance, equity", "the probability that a side wins from a position, as the equity model estimates it"),
+    ("luck", "how much a roll changed the mover's win chance compared with the average roll from the same "
+             "position; net luck is one side's luck over the game minus the other's"),
+    ("R²", "the share of the variance of the game result that net luck accounts for"),
+    ("Elo", "a rating of playing strength: 400 Elo more means winning about 10 games for every 1 lost; "
+            "random play is 0"),
+    ("relative skill RS", "how far the strongest player's result against random is from a coin flip towards "
+                          "winning every game (0%: skill moves nothing, 100%: skill decides everything)"),
+    ("95% interval", "the range of values consistent with the games played: a study repeated many times would "
+                     "cover the true value in 95 of 100 runs. Written as value [low, high]"),
+    ("pp (percentage points)", "the difference of two percentages: 52% is 2 pp above 50%"),
+    ("n", "the sample size a figure rests on: games, or positions valued"),
+)
+
+
+def _glossary_lines() -> list[str]:
+    return [f"* **{term}**: {meaning}." for term, meaning in GLOSSARY]
+
+
+def _method_lines(plan: ReportPlan) -> list[str]:
+    """How the figures were made: the command, the sample sizes, the intervals and the formulas."""
+    return [
         f"Reproduce with: `{plan.command}`" if plan.command else "",
         "",
         f"Sizes per rule set: {plan.games:,} games for the comparison and the bonus-roll figures "
@@ -472,16 +628,9 @@ def _text(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFr
         "",
         "Every figure carries its sample size and a 95% interval: Wilson for proportions, "
         f"mean ± {Z95:.2f} sd/√n for means, paired per-game differences for rule-set differences, "
-        "bootstrap over games for model effects and Elo ratings.",
-        "",
-        "## Rule sets",
-        "",
-        *_knob_table(t),
-        "",
-        "## Summary",
-        "",
-        *_summary_markdown(plan, results, t),
-        "## Formulas",
+        "bootstrap over games for model effects and Elo ratings. Rates and win chances are in percent, their "
+        "differences in percentage points (pp). The statistics are defined in acesim's `docs/statistics.md`, "
+        "the rules in `docs/rules.md`.",
         "",
         *[f"* `{f}`" for f in FORMULAS],
         "* `V(s)`: the win probability of the side on roll (under every scoring rule), from one of two "
@@ -491,12 +640,32 @@ def _text(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFr
         "after the strategy plays roll r in s, its bonus included (1-2: the chosen double; roll-die: "
         "the six dice averaged), then V if the mover rolls again, else 1 − V of the opponent's view.",
         "* Relative skill `RS = (W(strongest vs random) − 0.5) / (W_bound − 0.5)`, the strongest player being "
-        "the ladder's highest Elo (STATISTICS.md writes `expert`, the strongest player it knew), with the bound "
-        "`W_bound = 1` (a player that wins every game): the foresight player is not built, so this RS is a "
-        "lower bound.",
+        "the ladder's highest Elo (docs/statistics.md writes `expert`, the strongest player it knew), with the "
+        "bound `W_bound = 1` (a player that wins every game): the foresight player is not built, so this RS is "
+        "a lower bound.",
         "* Skill ladder: Bradley–Terry maximum likelihood, Elo = 400·log10 odds, random = 0, bootstrap "
         "95% intervals (200 resamples).",
         "",
+    ]
+
+
+def _text(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFrame],
+          charts: set[str]) -> list[str]:
+    """The report as Markdown lines: findings in words, charts, tables, then terms and method.
+
+    Charts are referenced as ``figures/NAME.png``.
+    """
+    names = [r.rules.name for r in results]
+    lines = [
+        f"# acesim report: {', '.join(names)}",
+        "",
+        f"acesim {__version__}, rules version {RULES_VERSION}, seed {plan.seed}; both sides play "
+        + ", ".join(f"`{r.player}` under {r.rules.name}" for r in results) + ". "
+        "Terms are explained in the glossary and the method at the end.",
+        "",
+        "## Findings",
+        "",
+        *findings_markdown(t, names),
     ]
     for title, keys in SECTIONS:
         present = [key for key in keys if key in charts]
@@ -504,8 +673,19 @@ def _text(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFr
             lines += [f"## {title}", ""]
         for key in present:
             lines += [f"![{FIGURE_CAPTIONS[key]}](figures/{key}.png)", ""]
-    lines += ["## Tables", "", "Every table is also in `tables/` as CSV:", ""]
-    lines += [f"* `tables/{name}.csv`" for name in t]
+    lines += [
+        "## Tables", "",
+        *_table_lines(plan, results, t),
+        "## Rule sets", "",
+        *_knob_table(t), "",
+        "## Glossary", "",
+        *_glossary_lines(), "",
+        "## How the figures were made", "",
+        *_method_lines(plan),
+        "## Files", "",
+        "Every table is also in `tables/` as CSV (6 significant digits):", "",
+        *[f"* `tables/{name}.csv`" for name in t],
+    ]
     return lines
 
 
@@ -540,9 +720,10 @@ def _markdown_to_html(lines: list[str], images: dict[str, bytes]) -> str:
     parser.add_render_rule("image", image)
     # an image alone on its line is a figure, not a paragraph holding one
     body = re.sub(r"<p>(<figure>.*?</figure>)</p>", r"\1", parser.render("\n".join(lines) + "\n"), flags=re.S)
-    style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;line-height:1.4}"
-             "table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;"
-             "padding:3px 6px}img{max-width:100%}figure{margin:1em 0}")
+    style = ("body{font-family:sans-serif;max-width:1320px;margin:2em auto;padding:0 1em;line-height:1.45;font-size:16px}"
+             "table{border-collapse:collapse;margin:1em 0;font-size:14px;display:block;overflow-x:auto}"
+             "td,th{border:1px solid #ccc;padding:3px 6px}td{white-space:nowrap}"
+             "img{max-width:100%}figure{margin:1em 0}")
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>acesim report</title>"
             f"<style>{style}</style></head><body>\n" + body + "</body></html>\n")
 
@@ -577,7 +758,7 @@ def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool
             fig.savefig(path, dpi=110)
             images[name] = path.read_bytes()
         for name, frame in t.items():
-            frame.to_csv(staging / "tables" / f"{name}.csv", index=False)
+            frame.to_csv(staging / "tables" / f"{name}.csv", index=False, float_format=CSV_FLOAT)
         lines = _text(plan, results, t, set(images))
         (staging / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
         (staging / "report.html").write_text(_markdown_to_html(lines, images), encoding="utf-8")
@@ -597,7 +778,6 @@ def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool
             "parts": list(plan.parts),
             "figures": sorted(images),
             "tables": sorted(t),
-            "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
         (staging / REPORT_MARK).write_text(json.dumps(meta, indent=2, default=str) + "\n")
     except OSError as error:

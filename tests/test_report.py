@@ -55,8 +55,37 @@ def test_report_is_reproducible(report, tmp_path):
     out = tmp_path / "again"
     args = ["report", "--rules", "european,backgammon", "--seed", "9", "--out", str(out), *SMALL]
     assert runner.invoke(app, args).exit_code == 0
-    for name in ("comparison", "luck", "roll_values", "elo"):
-        assert (out / "tables" / f"{name}.csv").read_text() == (report / "tables" / f"{name}.csv").read_text()
+    # every file, byte for byte: no timestamp, floats rounded as written, charts drawn the same
+    files = sorted(p.relative_to(report) for p in report.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+    for name in files:
+        # the reproducing command names its own --out folder
+        assert (out / name).read_bytes().replace(str(out).encode(), b"OUT") == \
+            (report / name).read_bytes().replace(str(report).encode(), b"OUT"), name
+    assert "written" not in json.loads((report / "report.json").read_text())
+
+
+def test_report_speaks_first_in_words(report):
+    markdown = (report / "report.md").read_text()
+    sections = re.findall(r"^## (.+)$", markdown, flags=re.M)
+    assert sections[0] == "Findings"
+    assert sections.index("Glossary") > sections.index("Tables") > sections.index("Luck factor")
+    assert sections[-2:] == ["How the figures were made", "Files"]
+    findings = markdown.split("## Findings")[1].split("\n## ")[0]
+    for name in ("european", "backgammon"):
+        assert f"**{name}**" in findings
+    bullets = [line for line in findings.splitlines() if line.startswith("* ")]
+    assert len(bullets) >= 10
+    assert all(re.search(r"n = [\d,]+", b) and "[" in b for b in bullets)
+    # rates in percent, differences in percentage points, throughout
+    assert "first mover wins" in findings and "%" in findings and " pp [" in findings
+    comparison = pd.read_csv(report / "tables" / "comparison.csv").set_index("rules")
+    rate = comparison.loc["european", "first_mover_win_rate"]
+    assert f"{100 * rate:.1f}% [" in findings
+    # the CSV floats are rounded to what the text can use
+    for number in re.findall(r"-?\d+\.\d+(?:e[-+]\d+)?", (report / "tables" / "comparison.csv").read_text()):
+        mantissa = number.split("e")[0].replace("-", "").replace(".", "").lstrip("0")
+        assert len(mantissa) <= 6, number
 
 
 def test_existing_output_needs_force_and_must_be_a_report(report, tmp_path):

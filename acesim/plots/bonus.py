@@ -19,11 +19,20 @@ _WHAT = {
 }
 
 
+# Panels per row: wider figures are scaled down on a page until their numbers are too small to read.
+MAX_PANELS_PER_ROW = 2
+
+
 def _figure(width: float, height: float, ncols: int = 1) -> tuple[Figure, list]:
-    fig = Figure(figsize=(width, height), layout="constrained")
+    """A figure of ``ncols`` panels of ``width / ncols`` by ``height``, at most two to a row."""
+    cols = min(ncols, MAX_PANELS_PER_ROW)
+    rows = -(-ncols // cols)
+    fig = Figure(figsize=(width / ncols * cols, height * rows), layout="constrained")
     FigureCanvasAgg(fig)
-    axes = fig.subplots(1, ncols, squeeze=False)[0]
-    return fig, list(axes)
+    axes = list(fig.subplots(rows, cols, squeeze=False).ravel())
+    for spare in axes[ncols:]:
+        spare.remove()
+    return fig, axes[:ncols]
 
 
 def _check(tables: dict[str, pd.DataFrame]) -> None:

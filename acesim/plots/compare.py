@@ -37,7 +37,7 @@ def _need_rows(table: pd.DataFrame, what: str) -> None:
 
 
 def _unfinished_note(row: pd.Series) -> str:
-    """A legend label's note that games hit the turn cap (STATISTICS.md: say so)."""
+    """A legend label's note that games hit the turn cap (docs/statistics.md: say so)."""
     unfinished = int(row.get("unfinished", 0))
     return f", {unfinished} unfinished" if unfinished else ""
 
@@ -121,15 +121,15 @@ def length_chart(distribution: pd.DataFrame, column: str = "rolls") -> Figure:
         n = int(part["count"].sum())
         label = f"{name} (n={n})"
         x = np.concatenate([[part["length"].iloc[0]], part["length"].to_numpy()])
-        y = np.concatenate([[0.0], part["ecdf"].to_numpy()])
+        y = np.concatenate([[0.0], part["ecdf"].to_numpy() * 100])
         ecdf_ax.step(x, y, where="post", color=_colour(i), label=label)
         hist_ax.hist(
             part["length"].to_numpy(), bins=edges, weights=part["share"].to_numpy() * 100,
             histtype="step", linewidth=1.5, color=_colour(i), label=label,
         )
     ecdf_ax.set_xlabel(unit)
-    ecdf_ax.set_ylabel("share of finished games at most this long")
-    ecdf_ax.set_ylim(0, 1.02)
+    ecdf_ax.set_ylabel("% of finished games at most this long")
+    ecdf_ax.set_ylim(0, 102)
     ecdf_ax.set_title("Empirical distribution function")
     ecdf_ax.legend(fontsize="small")
     hist_ax.set_xlabel(unit)
@@ -191,7 +191,7 @@ def paired_chart(diffs: pd.DataFrame) -> Figure:
         Line2D([], [], color="none", marker="$*$", markeredgecolor="black",
                label=f"notable: Bonferroni interval excludes 0 (m={m})"),
     ]
-    # below the panels, so it never hides an interval
-    fig.legend(handles=handles, fontsize="small", loc="outside lower center", ncols=min(len(handles), 3))
+    # beside the panels (the figure is tall: below them it would be a screen away), never over an interval
+    fig.legend(handles=handles, fontsize="small", loc="outside right upper")
     fig.suptitle(f"Each rule set minus {base}, paired game by game (common random numbers)")
     return fig

@@ -28,24 +28,25 @@ def calibration_chart(bins: dict[str, pd.DataFrame]) -> Figure:
     _check(bins)
     fig, axes = _figure(4.2 * len(bins), 4.4, ncols=len(bins))
     for ax, (name, table) in zip(axes, bins.items()):
-        ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="perfect calibration")
+        ax.plot([0, 100], [0, 100], color="grey", linestyle="--", linewidth=1, label="perfect calibration")
         groups = table.groupby("model", sort=False) if "model" in table else [("", table)]
         for model, part in groups:
-            err = np.clip(np.vstack([part["observed"] - part["observed_low"],
-                                     part["observed_high"] - part["observed"]]), 0, None)
+            err = 100 * np.clip(np.vstack([part["observed"] - part["observed_low"],
+                                           part["observed_high"] - part["observed"]]), 0, None)
             label = model or "model"
             if "brier" in part:
                 label += f", Brier {float(part['brier'].iloc[0]):.4f}"
             if "reliability" in part:
                 label += f", reliability {float(part['reliability'].iloc[0]):.5f}"
-            ax.errorbar(part["predicted"], part["observed"], yerr=err, marker="o", capsize=3, label=label)
-        ax.set_xlabel("predicted win probability of the side on roll")
-        ax.set_ylabel("observed win rate (95% CI)")
+            ax.errorbar(100 * part["predicted"], 100 * part["observed"], yerr=err, marker="o", capsize=3,
+                        label=label)
+        ax.set_xlabel("predicted win chance of the side on roll (%)")
+        ax.set_ylabel("observed win rate (%, 95% CI)")
         ax.set_title(f"{name} (n = {int(table.groupby('model')['n'].sum().iloc[0] if 'model' in table else table['n'].sum()):,} positions)",
                      fontsize=9)
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1)
-        ax.legend(fontsize=7, loc="upper left")
+        ax.set_xlim(0, 100)
+        ax.set_ylim(0, 100)
+        ax.legend(fontsize=8, loc="upper left")
     fig.suptitle("Equity model calibration on held-out games")
     return fig
 
@@ -63,13 +64,13 @@ def roll_value_chart(values: dict[str, pd.DataFrame]) -> Figure:
         image = ax.imshow(grid, cmap="RdBu", vmin=-limit, vmax=limit, origin="lower")
         for i in range(6):
             for j in range(6):
-                ax.text(j, i, f"{grid[i, j]:+.1f}", ha="center", va="center", fontsize=7)
+                ax.text(j, i, f"{grid[i, j]:+.1f}", ha="center", va="center", fontsize=8)
         ax.set_xticks(range(6), [str(d) for d in FACES])
         ax.set_yticks(range(6), [str(d) for d in FACES])
         ax.set_xlabel("die (face)")
         ax.set_ylabel("other die (face)")
-        ax.set_title(f"{name} (n = {int(table['states'].iloc[0]):,} states)", fontsize=9)
-    fig.colorbar(image, ax=axes, label="value of the roll (percentage points of win probability)")
+        ax.set_title(f"{name} (n = {int(table['states'].iloc[0]):,} positions)", fontsize=10)
+    fig.colorbar(image, ax=axes, label="value of the roll (percentage points of win chance)")
     fig.suptitle("Equity value of each roll over the average roll")
     return fig
 
@@ -85,10 +86,11 @@ def luck_chart(games: dict[str, pd.DataFrame]) -> Figure:
         rate = pd.Series(table["result_a"].to_numpy()).groupby(which).mean()
         count = pd.Series(which).value_counts()
         keep = count.reindex(rate.index) >= 5
-        ax.plot(centres[rate.index[keep]], rate[keep], marker="o", label=f"{name} (n = {len(table):,} games)")
-    ax.axhline(0.5, color="grey", linewidth=1, linestyle="--")
-    ax.set_xlabel("net luck of seat A (win probability gained from the dice)")
-    ax.set_ylabel("seat A win rate")
+        ax.plot(100 * centres[rate.index[keep]], 100 * rate[keep], marker="o",
+                label=f"{name} (n = {len(table):,} games)")
+    ax.axhline(50, color="grey", linewidth=1, linestyle="--")
+    ax.set_xlabel("net luck of seat A (percentage points of win chance gained from the dice)")
+    ax.set_ylabel("seat A win rate (%)")
     ax.set_title("Games against net luck (bins with at least 5 games)")
     ax.legend(title="rule set", fontsize=8)
     return fig
@@ -103,12 +105,13 @@ def phase_choice_chart(tables: dict[str, pd.DataFrame]) -> Figure:
         width = 0.8 / max(len(phases), 1)
         for k, phase in enumerate(phases):
             part = table[table["phase"] == phase]
-            err = np.clip(np.vstack([part["share"] - part["ci95_low"], part["ci95_high"] - part["share"]]), 0, None)
-            ax.bar(part["face"] + (k - (len(phases) - 1) / 2) * width, part["share"], width, yerr=err,
+            err = 100 * np.clip(np.vstack([part["share"] - part["ci95_low"], part["ci95_high"] - part["share"]]),
+                                0, None)
+            ax.bar(part["face"] + (k - (len(phases) - 1) / 2) * width, 100 * part["share"], width, yerr=err,
                    capsize=2, label=f"{phase} (n = {int(part['total'].iloc[0]):,})")
         ax.set_xlabel("double taken after a 1-2 (face)")
-        ax.set_ylabel("share of 1-2 bonuses (95% CI)")
-        ax.set_title(name, fontsize=9)
-        ax.legend(title="phase", fontsize=7)
+        ax.set_ylabel("share of 1-2 bonuses (%, 95% CI)")
+        ax.set_title(name, fontsize=10)
+        ax.legend(title="phase", fontsize=8)
     fig.suptitle("Which double after a 1-2, by game phase")
     return fig
