@@ -1,4 +1,4 @@
-"""Value of doubles and 1-2 rolls (STATISTICS.md, "Value of doubles and 1-2 rolls").
+"""Value of doubles and 1-2 rolls (docs/statistics.md, "Value of doubles and 1-2 rolls").
 
 Every figure here is over the finished games of one rule set's records table
 (``acesim.games.play_games``).  Each game is seen from both sides: one row per
@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from acesim.analysis.logistic import fit_logistic
+from acesim.analysis.logistic import ONE_BLAS_THREAD, fit_logistic
 from acesim.errors import AcesimError
 from acesim.stats import mean_ci, wilson
 
@@ -108,7 +108,7 @@ def win_by_difference(df: pd.DataFrame, column: Difference = "one_two_diff", cli
     A game sits once in bin ``d`` and once in bin ``−d``, so the table is a
     mirror image about 0, and within a bin other than 0 every row is a
     different game (the Wilson interval and the mean interval of
-    STATISTICS.md apply).  Bin 0 holds both sides of each tied game: its win
+    docs/statistics.md apply).  Bin 0 holds both sides of each tied game: its win
     rate is ½ and its mean points 0 by construction, and its interval is that
     single value.
 
@@ -194,6 +194,7 @@ def _unit_effects(
     return np.asarray(effects)
 
 
+@ONE_BLAS_THREAD
 def _fit_once(rows: dict[str, np.ndarray], index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Both models on the games ``index``: (logit slopes, win effects, ls slopes, points effects)."""
     pick = np.concatenate([2 * index, 2 * index + 1])
@@ -322,7 +323,7 @@ def chosen_doubles_by_phase(rolls: pd.DataFrame) -> pd.DataFrame:
 
 
 def roll_values(rolls: pd.DataFrame) -> pd.DataFrame:
-    """The equity value of each of the 21 rolls (STATISTICS.md): its mean gain over the average roll.
+    """The equity value of each of the 21 rolls (docs/statistics.md): its mean gain over the average roll.
 
     For roll ``r`` the value is the mean over the traced states of ``W(s, r) -
     sum_r' p(r') W(s, r')`` (``rolls`` from ``analysis.luck.trace_luck``;

@@ -10,8 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from acesim.errors import AcesimError
+
+# A product summed over several BLAS threads depends, in its last bits, on how many there are;
+# a fit and its predictions must be the same on every machine, locally or on a cluster.
+ONE_BLAS_THREAD = threadpool_limits.wrap(limits=1, user_api="blas")
 
 
 @dataclass(frozen=True)
@@ -23,6 +28,7 @@ class LogisticFit:
     scale: np.ndarray
     iterations: int
 
+    @ONE_BLAS_THREAD
     def linear(self, x: np.ndarray) -> np.ndarray:
         z = (np.asarray(x, dtype=np.float64) - self.mean) / self.scale
         return self.coef[0] + z @ self.coef[1:]
@@ -41,6 +47,7 @@ def sigmoid(t: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(t, dtype=np.float64)))
 
 
+@ONE_BLAS_THREAD
 def fit_logistic(
     x: np.ndarray, y: np.ndarray, ridge: float = 1e-6, max_iter: int = 50, tol: float = 1e-10
 ) -> LogisticFit:
