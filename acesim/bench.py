@@ -1,4 +1,4 @@
-"""Speed measurements for ``make bench`` (recorded in the README, never asserted by tests)."""
+"""Speed measurements for ``make bench`` (recorded in docs/benchmarks.md, never asserted by tests)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ from acesim.rollout import rollout
 from acesim.rules import PRESETS, load_ruleset
 from acesim.sampling import sample_positions
 from acesim.strategies import load_strategy, resolve_spec
+from acesim.terminal import WIDTH, key_count, text_table
 
 
 PASSES = 7
@@ -312,15 +313,19 @@ def bench_simulate(rules: str, strategy: str, games: int, workers: int, seed: in
     }
 
 
-def _render(header: list[str], lines: list[list[str]], markdown: bool) -> str:
-    """A Markdown table, or plain aligned columns."""
+def _render(header: list[str], lines: list[list[str]], markdown: bool, width: int = WIDTH) -> str:
+    """A Markdown table (for files: as wide as it is), or plain aligned columns no wider than ``width``.
+
+    The plain table repeats the columns that tell its rows apart in each part it is split into;
+    the last column, when it is the words of ``how``, wraps.
+    """
     if markdown:
         out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         out += ["| " + " | ".join(line) + " |" for line in lines]
         return "\n".join(out)
-    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join([fmt.format(*header)] + [fmt.format(*line) for line in lines])
+    text = {len(header) - 1} if header[-1] == "how" else set()
+    keys = key_count([line[: len(header) - len(text)] for line in lines])
+    return "\n".join(text_table(header, lines, width, keys=keys, left=set(range(len(header))), text=text))
 
 
 def bench_cluster(rules: str, strategy: str, games: int, workers: int, seed: int,

@@ -6,7 +6,9 @@ errors (a missing or malformed option) are one line and exit status 2.
 
 from __future__ import annotations
 
+import inspect
 import json
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -23,27 +25,85 @@ from acesim.errors import AcesimError
 from acesim.inputs import read_text
 from acesim.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED, MAX_TURN_CAP, TRAIN_WIDTH
 from acesim.tasks import check_workers, default_workers
+from acesim.terminal import WIDTH, markdown_blocks, rich_tables
 
+# Plain help, not rich's: rich reads "[european]" or "[default: 42]" in a help text as a
+# markup tag and drops it, and every app and sub-app must say so (each decides for its commands).
 app = typer.Typer(
     help="Monte Carlo statistics for Acey-Deucey and its house rules.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    rich_markup_mode=None,
 )
-rules_app = typer.Typer(help="List and inspect rule sets.", no_args_is_help=True)
-bench_app = typer.Typer(help="Measure the engine's speed.", no_args_is_help=True)
+rules_app = typer.Typer(help="List and inspect rule sets.", no_args_is_help=True, rich_markup_mode=None)
+bench_app = typer.Typer(help="Measure the engine's speed.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(rules_app, name="rules")
 app.add_typer(bench_app, name="bench")
 
-# Tables are wide; piped output would otherwise be cut to 80 columns.
-console = Console(highlight=False, width=max(shutil.get_terminal_size().columns, 120))
+
+def _print_version(value: bool) -> None:
+    if not value:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        typer.echo(f"acesim {version('acesim')}")
+    except PackageNotFoundError:
+        typer.echo("acesim: error: acesim is not installed (no package metadata); pip install -e .", err=True)
+        raise typer.Exit(1) from None
+    raise typer.Exit()
+
+
+@app.callback()
+def _acesim(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True, help="Print acesim's version and exit.")] = False,
+) -> None:
+    # the group's own options; its help is the Typer's
+    pass
+
+
+# Help texts that name the engine's own lists (the strategies, the default sizes) hold a
+# {late:KEY} placeholder, filled in only when the help is shown: reading those lists imports
+# Numba or pandas, most of a second, too slow for every run, --version and tab completion.
+STRATEGIES = "{late:strategies}"
+_LATE = re.compile(r"\{late:(\w+)\}")
+ANALYSIS_GAMES = 10_000  # --games of compare, bonus, luck and report
+
+
+def _late_help(key: str) -> str:
+    if key == "strategies":
+        from acesim.model_files import model_dir
+        from acesim.strategies import strategy_names
+
+        shipped = ", ".join(sorted(p.stem for p in model_dir().glob("*.npz"))) or "none"
+        return (f"Strategies: {', '.join(strategy_names())}; learned:NAME of a shipped model ({shipped}) or "
+                f"learned:PATH.npz; NAME@full searches every play, NAME@beam=K a beam of K positions.")
+    from acesim.report import report_sizes_from_numbers
+
+    return f"{report_sizes_from_numbers(ANALYSIS_GAMES)[key]:,}"
+
+
+class LateHelp(typer.core.TyperCommand):
+    """A command whose option help texts may hold {late:KEY} placeholders (``_late_help``)."""
+
+    def format_help(self, ctx, formatter) -> None:
+        for param in self.params:
+            if param.help:
+                param.help = _LATE.sub(lambda m: _late_help(m.group(1)), param.help)
+        super().format_help(ctx, formatter)
+
+
+# Tables are laid out for 100 columns, or the terminal's width if it is wider (acesim.terminal);
+# piped output would otherwise be cut to 80 columns.
+console = Console(highlight=False, width=max(shutil.get_terminal_size().columns, WIDTH))
 
 RulesOption = Annotated[
     str, typer.Option("--rules", "-r", help="Preset name or a .toml/.json rules file.")
 ]
 RuleOverride = Annotated[
     Optional[list[str]],
-    typer.Option("--rule", help="Override one knob: knob=value (repeatable)."),
+    typer.Option("--rule", metavar="KNOB=VALUE", help="Override one knob: knob=value (repeatable)."),
 ]
 
 
@@ -70,13 +130,10 @@ def rules_list() -> None:
 
     from acesim.rules import KNOBS
 
-    table = Table(title="Rule presets (acesim rules show NAME for one in detail)")
-    table.add_column("knob")
-    for name in PRESETS:
-        table.add_column(name)
-    for knob in KNOBS:
-        table.add_row(knob, *(_show_value(getattr(r, knob)) for r in PRESETS.values()))
-    console.print(table)
+    rows = [[knob, *(_show_value(getattr(r, knob)) for r in PRESETS.values())] for knob in KNOBS]
+    for table in rich_tables(["knob", *PRESETS], rows, console.width, keys=1,
+                             title="Rule presets (acesim rules show NAME for one in detail)"):
+        console.print(table)
     for name, source in PRESET_SOURCES.items():
         console.print(f"{name}: {source}")
 
@@ -97,20 +154,19 @@ def rules_show(
         return
     base_name = ruleset.base
     base = PRESETS.get(base_name)
-    table = Table(title=f"Rule set {ruleset.name} (rules version {RULES_VERSION})")
-    table.add_column("knob")
-    table.add_column("value")
-    table.add_column("allowed")
-    if base is not None:
-        table.add_column(f"{base_name} preset")
+    header = ["knob", "value", "allowed"] + ([f"{base_name} preset"] if base is not None else [])
+    rows = []
     for knob in KNOBS:
         value = _show_value(getattr(ruleset, knob))
         row = [knob, value, allowed_values(knob)]
         if base is not None:
             preset_value = _show_value(getattr(base, knob))
             row.append(preset_value if preset_value == value else f"{preset_value} (changed)")
-        table.add_row(*row)
-    console.print(table)
+        rows.append(row)
+    # the allowed values are a list in words: they wrap, the knob and its values do not
+    for table in rich_tables(header, rows, console.width, keys=1, text={2},
+                             title=f"Rule set {ruleset.name} (rules version {RULES_VERSION})"):
+        console.print(table)
     if base is not None:
         console.print(f"Source of the {base_name} preset: {PRESET_SOURCES[base_name]}")
 
@@ -167,7 +223,7 @@ def moves(
         Optional[Path], typer.Option("--out", "-o", help="Write batch answers here instead of stdout.")
     ] = None,
 ) -> None:
-    """Every legal play of a roll, or answers to a batch of queries (see README)."""
+    """Every legal play of a roll, or answers to a batch of queries (see docs/batch.md)."""
     if batch is not None:
         with one_line_errors():
             if position is not None or dice is not None:
@@ -207,7 +263,7 @@ def moves(
         typer.echo(f"{i:>{width}}  {play.position.to_id()}  {play.notation()}")
 
 
-@app.command("hint")
+@app.command("hint", cls=LateHelp)
 def hint(
     position: Annotated[
         str, typer.Option("--position", "-p", help="'start', a position ID, inline JSON or a .json file.")
@@ -216,7 +272,8 @@ def hint(
     rules: RulesOption = "european",
     rule: RuleOverride = None,
     strategy: Annotated[str, typer.Option(
-        "--strategy", help="The evaluating strategy; best: the rule set's shipped learned model, else expert.")
+        "--strategy", help=f"The evaluating strategy; best: the rule set's shipped learned model, else expert. "
+                       f"{STRATEGIES}")
     ] = "best",
     ply: Annotated[int, typer.Option(
         "--ply", min=0, max=2, help="0: heuristic score; 1: the strategy's evaluation; 2: one roll deeper.")] = 1,
@@ -236,7 +293,7 @@ def hint(
     if as_json:
         typer.echo(json.dumps(hint_json(frame)))
     else:
-        typer.echo(format_hint(frame, ruleset))
+        typer.echo(format_hint(frame, ruleset, console.width))
 
 
 def _run_batch(batch: Path, out: Optional[Path]) -> int:
@@ -263,7 +320,7 @@ SeedOption = Annotated[
     int, typer.Option("--seed", min=0, max=MAX_SEED, help="Root seed; the same seed gives the same records.")
 ]
 WorkersOption = Annotated[
-    Optional[int], typer.Option("--workers", "-w", help="Worker processes (default: every core).")
+    Optional[int], typer.Option("--workers", "-w", help="Worker processes.  [default: every core]")
 ]
 ProgressOption = Annotated[
     bool, typer.Option("--progress/--no-progress", help="Show a progress bar with games/s and ETA.")
@@ -326,31 +383,32 @@ def _progress_bar(total: int, label: str, enabled: bool, unit: str = "games"):
         yield advance
 
 
-def _summary_table(summaries: list[dict]) -> Table:
+def _summary_table(summaries: list[dict], width: int | None = None) -> list[Table]:
+    """The figures of every rule set side by side, each rule set's value and n in one table
+    (as many tables as ``width``, the console's by default, needs)."""
     from acesim.summary import table_rows
 
     first = summaries[0]
-    table = Table(
-        title=f"{first['strategy_a']} (seat A) vs {first['strategy_b']} (seat B), seed {first['seed']}"
-    )
-    table.add_column("figure")
+    header = ["figure"]
     for doc in summaries:
-        table.add_column(f"{doc['rules_name']}: value [95% CI]")
-        table.add_column("n", justify="right")
+        header += [f"{doc['rules_name']}: value [95% CI]", "n"]
     per_rules = [table_rows(doc) for doc in summaries]
+    rows = []
     for i, row in enumerate(per_rules[0]):
-        cells = []
-        for rows in per_rules:
-            r = rows[i]
+        cells = [row["metric"]]
+        for rules_rows in per_rules:
+            r = rules_rows[i]
             if r["value"] is None:
                 cells += ["—", "0"]
             else:
                 cells += [f"{_fmt(r['value'])} [{_fmt(r['ci95_low'])}, {_fmt(r['ci95_high'])}]", f"{r['n']:,} {r['n_of']}"]
-        table.add_row(row["metric"], *cells)
+        rows.append(cells)
     for doc in summaries:
         if doc["unfinished"]:
             console.print(f"{doc['rules_name']}: {doc['unfinished']} game(s) reached the turn cap and are left out")
-    return table
+    return rich_tables(header, rows, width or console.width, keys=1,
+                       title=f"{first['strategy_a']} (seat A) vs {first['strategy_b']} (seat B), seed {first['seed']}",
+                       right=set(range(2, len(header), 2)), units=[[k, k + 1] for k in range(1, len(header), 2)])
 
 
 def _fmt(x) -> str:
@@ -376,23 +434,27 @@ def _out_target(out: str | None) -> tuple[Path | None, bool]:
     return Path(out), False
 
 
-@app.command("simulate")
+@app.command("simulate", cls=LateHelp)
 def simulate(
     rules: Annotated[
-        Optional[str], typer.Option("--rules", "-r", help="Preset names or rules files, comma-separated [european].")
+        Optional[str],
+        typer.Option("--rules", "-r", help="Preset names or rules files, comma-separated.  [default: european]"),
     ] = None,
     rule: RuleOverride = None,
     games: Annotated[
-        Optional[int], typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="Games per rule set [10000].")
+        Optional[int], typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="Games per rule set.  [default: 10000]")
     ] = None,
-    strategy: Annotated[Optional[str], typer.Option("--strategy", help="Seat A's strategy [expert].")] = None,
-    vs: Annotated[Optional[str], typer.Option("--vs", help="Seat B's strategy [expert].")] = None,
+    strategy: Annotated[Optional[str], typer.Option(
+        "--strategy", help=f"Seat A's strategy. {STRATEGIES}  [default: expert]")] = None,
+    vs: Annotated[Optional[str], typer.Option(
+        "--vs", help="Seat B's strategy, one of --strategy's.  [default: expert]")] = None,
     strategies_file: Annotated[
         Optional[Path], typer.Option("--strategies-file", help="Weights file instead of the built-in one.")
     ] = None,
     seed: Annotated[
         Optional[int],
-        typer.Option("--seed", min=0, max=MAX_SEED, help="Root seed; the same seed gives the same records [42]."),
+        typer.Option("--seed", min=0, max=MAX_SEED,
+                     help="Root seed; the same seed gives the same records.  [default: 42]"),
     ] = None,
     workers: WorkersOption = None,
     chunk_size: Annotated[
@@ -401,7 +463,8 @@ def simulate(
     ] = None,
     turn_cap: Annotated[
         Optional[int],
-        typer.Option("--turn-cap", min=1, max=MAX_TURN_CAP, help="Turns after which a game ends unfinished [10000]."),
+        typer.Option("--turn-cap", min=1, max=MAX_TURN_CAP,
+                     help="Turns after which a game ends unfinished.  [default: 10000]"),
     ] = None,
     out: Annotated[
         Optional[str],
@@ -448,12 +511,13 @@ def simulate(
         with _progress_bar(plan.games * len(plan.rules), "games", progress) as advance:
             summaries = sim.run(plan, target, n_workers, advance, resume=resume is not None,
                                 scheduler=scheduler, shared_out=shared)
-    console.print(_summary_table(summaries))
+    for table in _summary_table(summaries):
+        console.print(table)
     if target is not None:
         console.print(f"records and summaries in {target}")
 
 
-@app.command("rollout")
+@app.command("rollout", cls=LateHelp)
 def rollout(
     position: Annotated[
         str, typer.Option("--position", "-p", help="'start', a position ID, inline JSON or a .json file.")
@@ -465,7 +529,8 @@ def rollout(
     candidates: Annotated[int, typer.Option("--candidates", min=1, max=64, help="Plays rolled out with --dice.")] = 4,
     games: Annotated[int, typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="Trials per candidate.")] = 1296,
     strategy: Annotated[str, typer.Option(
-        "--strategy", help="Both sides' strategy; best: the rule set's shipped learned model, else expert.")
+        "--strategy", help=f"Both sides' strategy; best: the rule set's shipped learned model, else expert. "
+                       f"{STRATEGIES}")
     ] = "best",
     truncate: Annotated[int, typer.Option(
         "--truncate", min=0, max=MAX_TURN_CAP, help="Stop each trial after this many rolls (0: play to the end).")] = 0,
@@ -473,7 +538,7 @@ def rollout(
         "--until-ci", help="Stop once every points interval is this narrow (half-width) or the best is separated.")
     ] = None,
     reduce: Annotated[Optional[bool], typer.Option(
-        "--reduce/--no-reduce", help="Subtract each roll's luck (default: on for learned strategies).")] = None,
+        "--reduce/--no-reduce", help="Subtract each roll's luck.  [default: on for learned strategies]")] = None,
     seed: SeedOption = 42,
     workers: WorkersOption = None,
     scheduler: SchedulerOption = None,
@@ -500,10 +565,10 @@ def rollout(
     if as_json:
         typer.echo(json.dumps(rollout_json(result)))
     else:
-        typer.echo(format_rollout(result))
+        typer.echo(format_rollout(result, console.width))
 
 
-@app.command("ladder")
+@app.command("ladder", cls=LateHelp)
 def ladder(
     rules: RulesOption = "european",
     rule: RuleOverride = None,
@@ -512,7 +577,9 @@ def ladder(
     ] = 1000,
     strategies: Annotated[
         Optional[str],
-        typer.Option("--strategies", help="Comma-separated strategies (default: every strategy of the file)."),
+        typer.Option("--strategies", help="Comma-separated strategies; best: the rule set's shipped learned "
+                                          f"model, else expert. {STRATEGIES}  [default: every strategy of the "
+                                          "weights file]"),
     ] = None,
     strategies_file: Annotated[
         Optional[Path], typer.Option("--strategies-file", help="Weights file instead of the built-in one.")
@@ -559,13 +626,9 @@ def ladder(
         for name, row in matrix.iterrows():
             typer.echo(f"| **{name}** | " + " | ".join(row) + " |")
     else:
-        t = Table(title=title)
-        t.add_column("")
-        for col in matrix.columns:
-            t.add_column(col)
-        for name, row in matrix.iterrows():
-            t.add_row(name, *row)
-        console.print(t)
+        rows = [[name, *row] for name, row in matrix.iterrows()]
+        for t in rich_tables(["", *matrix.columns], rows, console.width, keys=1, title=title):
+            console.print(t)
     if out is not None:
         with one_line_errors():
             aio.write_text(out, table.to_csv(index=False))
@@ -651,29 +714,44 @@ def train(
 
 RulesFileOption = Annotated[
     Optional[list[Path]],
-    typer.Option("--rules-file", help="A .toml/.json rules file to add to --rules (repeatable)."),
+    typer.Option("--rules-file", metavar="FILE", help="A .toml/.json rules file to add to --rules (repeatable)."),
 ]
 SweepOption = Annotated[
     Optional[list[str]],
-    typer.Option("--sweep", help="knob=v1,v2,...: vary one knob over the first rule set of --rules."),
+    typer.Option("--sweep", metavar="KNOB=V1,V2,...", help="Vary one knob over the first rule set of --rules."),
 ]
-AnalysisGames = Annotated[
-    int,
-    typer.Option("--games", "-n", min=1, max=MAX_GAMES,
-                 help="Games per rule set for the comparison and bonus-roll figures."),
-]
+def _analysis_games(parts: tuple[str, ...]):
+    """``--games``, its help in the words of the command's parts: luck plays none of these games."""
+    def listed(words: list[str]) -> str:
+        return f"{', '.join(words[:-1])} and {words[-1]}" if len(words) > 1 else "".join(words)
+
+    figures = [f for p, f in (("compare", "comparison"), ("bonus", "bonus-roll")) if p in parts]
+    derived = [f"--{n.replace('_', '-')}" for n, _, _, uses in _ANALYSIS_OPTIONS
+               if n.endswith("_games") and _uses(uses, parts)]
+    said = f"Games per rule set for the {listed(figures)} figures" if figures else "The size of the run"
+    if derived:
+        said += f"; {listed(derived)} default from it"
+    return Annotated[int, typer.Option("--games", "-n", min=1, max=MAX_GAMES, help=f"{said}.")]
+
+
+def _size_default(name: str) -> str:
+    return f"  [default: from --games; {{late:{name}}} at --games {ANALYSIS_GAMES:,}]"
+
+
 EquityGames = Annotated[
     Optional[int],
-    typer.Option("--equity-games", min=1, max=MAX_GAMES, help="Games to fit the equity model on (default from --games)."),
+    typer.Option("--equity-games", min=1, max=MAX_GAMES,
+                 help="Games to fit the equity model on." + _size_default("equity_games")),
 ]
 LuckGames = Annotated[
     Optional[int],
-    typer.Option("--luck-games", min=1, max=MAX_GAMES, help="Games whose every roll is valued (default from --games)."),
+    typer.Option("--luck-games", min=1, max=MAX_GAMES,
+                 help="Games whose every roll is valued." + _size_default("luck_games")),
 ]
 LadderGames = Annotated[
     Optional[int],
     typer.Option("--ladder-games", min=1, max=MAX_GAMES,
-                 help="Games per pairing and seat order in the skill ladder (default from --games)."),
+                 help="Games per pairing and seat order in the skill ladder." + _size_default("ladder_games")),
 ]
 
 
@@ -695,10 +773,9 @@ def _analysis(
     force: bool,
     scheduler: str | None = None,
     equity: str = "auto",
+    progress: bool = True,
 ) -> None:
     """The shared body of compare, bonus, luck and report: plan, run, print, write."""
-    from rich.markdown import Markdown
-
     from acesim import report as R
 
     with one_line_errors():
@@ -707,59 +784,87 @@ def _analysis(
         n_workers = _worker_count(workers)
         if out is not None:
             R.check_output(out, force)
-        done = []
         if scheduler is not None:
             from acesim.cluster import check_scheduler
 
             check_scheduler(scheduler)
-        results = R.build(
-            plan, n_workers, lambda name: (done.append(name), console.print(f"done: {name}", style="dim", markup=False)),
-            scheduler,
-        )
+        with _progress_bar(plan.games_to_play(), name, progress) as advance:
+            results = R.build(plan, n_workers, advance, scheduler)
         t = R.tables(plan, results)
-        console.print(Markdown("\n".join(R._summary_markdown(plan, results, t))))
+        _print_markdown(R._summary_markdown(plan, results, t))
         if out is not None:
             path = R.write(plan, results, out, force)
             console.print(f"report, figures (PNG) and tables (CSV) in {out}; open {path}")
 
 
+# Every option of compare, bonus, luck and report: (parameter of _analysis, its typer
+# annotation, default, the parts that read it, None for all).  What reads what is
+# report.analysis_plan and ReportPlan.needs: the equity model and the valued rolls serve
+# bonus and luck, the skill ladder luck alone.  A command offers the options of its parts.
+_ANALYSIS_OPTIONS = [
+    ("rules", Annotated[str, typer.Option("--rules", "-r", help="Preset names or rules files, comma-separated.")],
+     "european,american,navy,backgammon", None),
+    ("rules_file", RulesFileOption, None, None),
+    ("rule", RuleOverride, None, None),
+    ("sweep", SweepOption, None, None),
+    ("games", _analysis_games, ANALYSIS_GAMES, None),
+    ("strategy", Annotated[str, typer.Option(
+        "--strategy", help=f"The strategy both sides play; best: the rule set's shipped learned model, else "
+                           f"expert. {STRATEGIES}")], "best", None),
+    ("equity_games", EquityGames, None, ("bonus", "luck")),
+    ("luck_games", LuckGames, None, ("bonus", "luck")),
+    ("ladder_games", LadderGames, None, ("luck",)),
+    ("seed", SeedOption, 42, None),
+    ("workers", WorkersOption, None, None),
+    ("out", Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for the report, figures and tables.")],
+     None, None),
+    ("force", Annotated[bool, typer.Option("--force", help="Replace an existing report folder.")], False, None),
+    ("scheduler", SchedulerOption, None, None),
+    ("progress", ProgressOption, True, None),
+    ("equity", Annotated[str, typer.Option(
+        "--equity", help="Equity model V: auto (the better calibrated of the logistic model and the shipped "
+                         "network), logistic, or learned:PATH.")], "auto", ("bonus", "luck")),
+]
+
+
+def _uses(uses: tuple[str, ...] | None, parts: tuple[str, ...]) -> bool:
+    return uses is None or any(p in parts for p in uses)
+
+
+def _print_markdown(lines: list[str]) -> None:
+    """Markdown on the terminal, its tables split to fit (rich would cut their cells short)."""
+    from rich.markdown import Markdown
+
+    for block in markdown_blocks("\n".join(lines)):
+        if isinstance(block, str):
+            console.print(Markdown(block))
+        else:
+            for table in rich_tables(*block, width=console.width):
+                console.print(table)
+
+
 def _analysis_options(parts: tuple[str, ...], name: str, doc: str, out_required: bool = False):
-    def command(
-        rules: Annotated[
-            str, typer.Option("--rules", "-r", help="Preset names or rules files, comma-separated.")
-        ] = "european,american,navy,backgammon",
-        rules_file: RulesFileOption = None,
-        rule: RuleOverride = None,
-        sweep: SweepOption = None,
-        games: AnalysisGames = 10_000,
-        strategy: Annotated[str, typer.Option(
-            "--strategy", help="The strategy both sides play; best: the rule set's shipped learned model, "
-                               "else expert.")] = "best",
-        equity_games: EquityGames = None,
-        luck_games: LuckGames = None,
-        ladder_games: LadderGames = None,
-        seed: SeedOption = 42,
-        workers: WorkersOption = None,
-        out: Annotated[
-            Optional[Path], typer.Option("--out", "-o", help="Folder for the report, figures and tables.")
-        ] = None,
-        force: Annotated[bool, typer.Option("--force", help="Replace an existing report folder.")] = False,
-        scheduler: SchedulerOption = None,
-        equity: Annotated[
-            str, typer.Option("--equity", help="Equity model V: auto (the better calibrated of the logistic "
-                                               "model and the shipped network), logistic, or learned:PATH.")
-        ] = "auto",
-    ) -> None:
+    # the options a command lacks keep their defaults, so the plan is the one they always gave
+    defaults = {n: default for n, _, default, _ in _ANALYSIS_OPTIONS}
+
+    def command(**given) -> None:
+        options = {**defaults, **given}
+        sweep = options["sweep"]
         with one_line_errors():
-            if out_required and out is None:
+            if out_required and options["out"] is None:
                 raise AcesimError("report needs --out FOLDER")
             if sweep is not None and len(sweep) > 1:
                 raise AcesimError(f"--sweep is given {len(sweep)} times; a run sweeps one knob (knob=v1,v2,...)")
-        _analysis(name, parts, rules, rules_file, rule, sweep[0] if sweep else None, games, strategy, equity_games, luck_games,
-                  ladder_games, seed, workers, out, force, scheduler, equity)
+        _analysis(name, parts, **{**options, "sweep": sweep[0] if sweep else None})
 
+    # typer reads a command's options from its signature
+    command.__signature__ = inspect.Signature([
+        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=default,
+                          annotation=option(parts) if inspect.isfunction(option) else option)
+        for n, option, default, uses in _ANALYSIS_OPTIONS if _uses(uses, parts)
+    ])
     command.__doc__ = doc
-    app.command(name)(command)
+    app.command(name, cls=LateHelp)(command)
 
 
 _analysis_options(
@@ -845,10 +950,10 @@ def bench_rollout(
         typer.echo(run(positions, trials, seed, _worker_count(workers), markdown))
 
 
-@bench_app.command("simulate")
+@bench_app.command("simulate", cls=LateHelp)
 def bench_simulate(
     rules: RulesOption = "european",
-    strategy: Annotated[str, typer.Option(help="Strategy of both seats.")] = "expert",
+    strategy: Annotated[str, typer.Option(help=f"Strategy of both seats. {STRATEGIES}")] = "expert",
     games: Annotated[int, typer.Option(min=1, max=MAX_GAMES, help="Games to play.")] = 100_000,
     workers: WorkersOption = None,
     seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Root seed.")] = 2026,
@@ -864,10 +969,10 @@ def bench_simulate(
     typer.echo(json.dumps(result, indent=2))
 
 
-@bench_app.command("cluster")
+@bench_app.command("cluster", cls=LateHelp)
 def bench_cluster(
     rules: RulesOption = "backgammon",
-    strategy: Annotated[str, typer.Option(help="Strategy of both seats.")] = "expert",
+    strategy: Annotated[str, typer.Option(help=f"Strategy of both seats. {STRATEGIES}")] = "expert",
     games: Annotated[int, typer.Option(min=1, max=MAX_GAMES, help="Games to play.")] = 40_000,
     workers: Annotated[int, typer.Option(help="Local processes and Dask workers.")] = 2,
     seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Root seed.")] = 2026,
@@ -895,7 +1000,8 @@ def main() -> None:
     except Exception as exc:
         # typer's usage errors (click's, vendored): anything with format_message and exit_code
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
-            if type(exc).__name__ == "NoArgsIsHelpError":
+            if type(exc).__name__ == "NoArgsIsHelpError":  # its message is the help text
+                typer.echo(exc.format_message())
                 sys.exit(0)
             typer.echo(f"acesim: error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)

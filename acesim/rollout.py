@@ -26,6 +26,7 @@ the same for any number of workers and on a Dask cluster.
 from __future__ import annotations
 
 import math
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ from acesim.stats import Z95, wilson
 from acesim.strategies import Strategy, as_strategy, lowered, resolve_spec
 from acesim.streams import block_keys, check_seed
 from acesim.tasks import map_tasks
+from acesim.terminal import WIDTH, text_table
 
 BATCH = 1296  # every first and second roll once
 Z99 = 2.5758293035489
@@ -316,17 +318,18 @@ def _interval(mean: float, low: float, high: float, percent: bool = False) -> st
     return f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"
 
 
-def format_rollout(result: Rollout) -> str:
-    """The rollout as text: a header line, the candidates best first, and the outcome shares of the best."""
+def format_rollout(result: Rollout, width: int = WIDTH) -> str:
+    """The rollout as text no wider than ``width``: a header line, the candidates best first, and the
+    outcome shares of the best (a wide table split, a long play wrapped: ``acesim.terminal``)."""
     a, frame = result.attrs, result.candidates
     method = "luck-reduced" if a["reduce"] else "plain"
     cut = f", truncated after {a['truncate']} rolls" if a["truncate"] else ""
     dice = f"; dice {a['dice'][0]}-{a['dice'][1]}" if a["dice"] else ""
-    lines = [
+    lines = textwrap.wrap(
         f"Rollout: rules {a['rules']}; strategy {a['strategy']}; position {a['position']}{dice}; "
         f"{a['trials']:,} trials each ({method}{cut}, seed {a['seed']}); {a['seconds']:.1f} s",
-        "",
-    ]
+        width, break_long_words=False, break_on_hyphens=False,
+    ) + [""]
     header = ["#"] + (["double"] if (frame["double"] > 0).any() else []) + (
         ["play"] if a["dice"] else []) + ["win [95% CI]", "points [95% CI]"]
     if len(frame) > 1:
@@ -340,8 +343,9 @@ def format_rollout(result: Rollout) -> str:
             row += ["best" if r.rank == 1 else _interval(r.diff, r.diff_low, r.diff_high), f"{r.p_best:.3f}"]
         row += [f"{r.sd_plain:.3f}", f"{r.sd:.3f}"]
         body.append(row)
-    widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(header)]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + body]
+    keys = header.index("play") + 1 if "play" in header else (2 if "double" in header else 1)
+    lines += text_table(header, body, width, keys=keys, left=set(range(len(header))),
+                        text={keys - 1} if "play" in header else set())
     best = frame.iloc[0]
     shares = result.outcomes[(result.outcomes["play"] == best["play"]) & (result.outcomes["double"] == best["double"])]
     if len(shares):

@@ -1,4 +1,6 @@
-"""The ``acesim`` command line: rules, show, moves and the JSON-lines batch contract.
+"""The ``acesim`` command line: rules, show, moves, the JSON-lines batch contract, and
+what a user meets first: --version, shell completion, and help texts that show every
+default, list the strategies that exist and offer each analysis only its own options.
 
 Most tests drive ``acesim.cli.app`` in-process with typer's ``CliRunner``
 (stdout and stderr are captured separately); a few run the real console
@@ -11,14 +13,20 @@ Every bad input must give exactly one line on stderr starting
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
+import tomllib
+from importlib.metadata import version
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from typer.main import get_command
 from typer.testing import CliRunner
 
+from acesim import cli
 from acesim.cli import app
 from acesim.moves import answer_query
 from acesim.position import Position
@@ -65,13 +73,16 @@ def assert_one_line_error(result, *fragments: str, code: int | None = None) -> s
 
 
 def table_rows(text: str) -> dict[str, list[str]]:
-    """Rows of a rich table keyed by their first cell."""
-    rows = {}
+    """Rows of a rich table keyed by their first cell, boxed or in columns two spaces apart;
+    a table split to fit the terminal repeats its key column, and a row's parts are joined."""
+    rows: dict[str, list[str]] = {}
     for line in text.splitlines():
-        cells = [c.strip() for c in re.split(r"[│|┃]", line)]
-        if len(cells) >= 4:
-            cells = cells[1:-1]
-            rows[cells[0]] = cells[1:]
+        if re.search(r"[│┃]", line):
+            cells = [c.strip() for c in re.split(r"[│|┃]", line)][1:-1]
+        else:
+            cells = re.split(r"\s{2,}", line.strip())
+        if len(cells) >= 2 and cells[0]:
+            rows.setdefault(cells[0], []).extend(cells[1:])
     return rows
 
 
@@ -629,11 +640,12 @@ def test_position_id_rejects_standard_base64_characters():
 # --- the real console script ----------------------------------------------------
 
 
-def console(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+def console(*args: str, stdin: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     script = Path(sys.executable).with_name("acesim")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "acesim.cli"]
     return subprocess.run(
-        command + list(args), input=stdin, capture_output=True, text=True, timeout=120
+        command + list(args), input=stdin, capture_output=True, text=True, timeout=120,
+        env=None if env is None else {**os.environ, **env},
     )
 
 
@@ -680,3 +692,283 @@ def test_rules_show_file_compares_with_its_base_preset(tmp_path):
     assert result.exit_code == 0
     assert "navy preset" in result.output
     assert "exact (changed)" in result.output
+
+
+def test_console_no_arguments_to_a_group_shows_its_help():
+    proc = console("rules")
+    assert proc.returncode == 0, proc.stderr
+    assert "Usage" in proc.stdout and "list" in proc.stdout and "show" in proc.stdout
+    assert proc.stderr == ""
+
+
+# --- version ------------------------------------------------------------------------
+
+
+def test_version_is_the_installed_package_s():
+    pyproject = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    assert version("acesim") == pyproject["project"]["version"]
+    result = run("--version")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"acesim {version('acesim')}\n"
+    proc = console("--version")
+    assert proc.returncode == 0 and proc.stdout == f"acesim {version('acesim')}\n" and proc.stderr == ""
+
+
+# --- shell completion -----------------------------------------------------------------
+
+# typer detects the shell from the process tree; this (typer's own test switch) makes
+# --show-completion and --install-completion take the shell as their value instead
+NO_SHELL_DETECTION = {"_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
+
+
+def test_help_offers_shell_completion():
+    text = run("--help").stdout
+    assert "--install-completion" in text and "--show-completion" in text and "--version" in text
+
+
+def test_show_completion_prints_a_bash_script():
+    proc = console("--show-completion", "bash", env=NO_SHELL_DETECTION)
+    assert proc.returncode == 0, proc.stderr
+    assert "_ACESIM_COMPLETE=complete_bash" in proc.stdout and "complete " in proc.stdout
+    assert "Traceback" not in proc.stderr
+
+
+def completions(*words: str) -> list[str]:
+    """What bash completion offers after ``acesim WORDS`` (the last word being typed)."""
+    proc = console(env={"_ACESIM_COMPLETE": "complete_bash", "COMP_WORDS": " ".join(["acesim", *words]),
+                        "COMP_CWORD": str(len(words))})
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    return proc.stdout.split()
+
+
+def test_completion_completes_commands_and_each_command_s_own_options():
+    assert completions("sim") == ["simulate"]
+    assert completions("rules", "") == ["list", "show"]
+    assert set(completions("luck", "--eq")) == {"--equity-games", "--equity"}
+    assert completions("compare", "--eq") == []
+
+
+def test_install_completion_writes_into_home(tmp_path):
+    proc = console("--install-completion", "bash", env={**NO_SHELL_DETECTION, "HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    script = tmp_path / ".bash_completions" / "acesim.sh"
+    assert "_ACESIM_COMPLETE=complete_bash" in script.read_text()
+    assert str(script.relative_to(tmp_path)) in (tmp_path / ".bashrc").read_text()
+
+
+# --- help texts -------------------------------------------------------------------------
+
+
+def all_commands():
+    """(words, click command) of every command and subcommand."""
+    found = []
+
+    def walk(words, command):
+        found.append((words, command))
+        for name, sub in getattr(command, "commands", {}).items():
+            walk([*words, name], sub)
+
+    walk([], get_command(app))
+    return found
+
+
+COMMANDS = [words for words, _ in all_commands()]
+
+
+def help_page(words: list[str]) -> str:
+    # wide enough that no option's help is wrapped (a wrap would split "--luck-games")
+    result = runner.invoke(app, [*words, "--help"], terminal_width=1000)
+    assert result.exit_code == 0, result.output
+    assert_no_traceback(result)
+    return result.stdout
+
+
+def option_helps(page: str) -> dict[str, str]:
+    """Each option's line of a help page (with its continuation), by its first long name."""
+    blocks: dict[str, str] = {}
+    current = None
+    for line in page.splitlines():
+        if re.match(r"^  -", line):
+            current = re.search(r"--[\w-]+", line).group()
+            blocks[current] = line.strip()
+        elif current and line.startswith("      ") and line.strip():
+            blocks[current] += " " + line.strip()
+        else:
+            current = None
+    return blocks
+
+
+def shown_default(param) -> str | None:
+    """How click writes a default in help, None where it writes none (off flags, no default)."""
+    if param.required or param.default is None or (param.is_flag and param.default is False):
+        return None
+    if param.is_flag and param.secondary_opts:
+        return param.opts[0].lstrip("-") if param.default else param.secondary_opts[0].lstrip("-")
+    return str(param.default)
+
+
+@pytest.mark.parametrize("words", COMMANDS, ids=lambda w: " ".join(w) or "acesim")
+def test_every_help_shows_every_default_literally(words):
+    command = dict((tuple(w), c) for w, c in all_commands())[tuple(words)]
+    page = help_page(words)
+    assert "{late:" not in page
+    blocks = option_helps(page)
+    for param in command.params:
+        if param.param_type_name != "option" or param.name == "help" or param.hidden:
+            continue
+        long_name = next(o for o in param.opts if o.startswith("--"))
+        assert long_name in blocks, f"{long_name} missing from the help of acesim {' '.join(words)}"
+        default = shown_default(param)
+        if default is not None:
+            assert f"[default: {default}]" in blocks[long_name] or f"[default: {default};" in blocks[long_name], \
+                blocks[long_name]
+
+
+def test_defaults_in_square_brackets_survive_in_help():
+    """Rich read "[european]" as a markup tag and dropped it from the help."""
+    blocks = option_helps(help_page(["simulate"]))
+    assert "[default: european]" in blocks["--rules"]
+    assert "[default: expert]" in blocks["--strategy"] and "[default: expert]" in blocks["--vs"]
+    assert "[default: 10000]" in blocks["--games"] and "[default: 10000]" in blocks["--turn-cap"]
+    assert "[default: 42]" in blocks["--seed"]
+
+
+def test_the_size_options_show_their_default_at_the_default_games():
+    from acesim.report import report_sizes_from_numbers
+
+    sizes = report_sizes_from_numbers(cli.ANALYSIS_GAMES)
+    blocks = option_helps(help_page(["report"]))
+    for name, size in sizes.items():
+        assert f"{size:,} at --games {cli.ANALYSIS_GAMES:,}" in blocks[f"--{name.replace('_', '-')}"]
+
+
+STRATEGY_OPTIONS = [(words, name) for words, command in all_commands() for param in command.params
+                    for name in param.opts if name in ("--strategy", "--strategies")]
+
+
+def test_strategy_options_are_found():
+    assert {" ".join(w) for w, _ in STRATEGY_OPTIONS} >= {
+        "hint", "simulate", "rollout", "ladder", "compare", "bonus", "luck", "report",
+        "bench simulate", "bench cluster"}
+
+
+@pytest.mark.parametrize("words, option", STRATEGY_OPTIONS, ids=lambda x: " ".join(x) if isinstance(x, list) else x)
+def test_strategy_help_lists_the_strategies_that_exist(words, option):
+    from acesim.model_files import model_dir
+    from acesim.strategies import strategy_names
+
+    said = option_helps(help_page(words))[option]
+    for name in strategy_names():
+        assert re.search(rf"\b{name}\b", said), (name, said)
+    for model in model_dir().glob("*.npz"):
+        assert model.stem in said
+    for form in ("learned:NAME", "learned:PATH", "@full", "@beam=K"):
+        assert form in said
+
+
+def test_strategy_help_reads_the_weights_file(monkeypatch):
+    import acesim.strategies
+
+    monkeypatch.setattr(acesim.strategies, "strategy_names", lambda path=None: ["random", "club_favourite"])
+    assert "club_favourite" in option_helps(help_page(["simulate"]))["--strategy"]
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["rules", "--help"]])
+def test_version_and_help_import_no_engine(argv):
+    """Reading the strategies imports Numba (most of a second): not for --version or a help without them."""
+    code = (f"import sys; from acesim.cli import main; sys.argv = ['acesim', *{argv!r}]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('numba' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.splitlines()[-1] == "False", proc.stdout + proc.stderr
+
+
+# --- each analysis command offers only the options it uses ------------------------------
+
+ANALYSIS_PARTS = {"compare": ("compare",), "bonus": ("bonus",), "luck": ("luck",),
+                  "report": ("compare", "bonus", "luck")}
+EVERY_ANALYSIS = {"--rules", "--rules-file", "--rule", "--sweep", "--games", "--strategy", "--seed", "--workers",
+                  "--out", "--force", "--scheduler", "--progress"}
+EQUITY = {"--equity-games", "--luck-games", "--equity"}  # the equity model and the valued rolls
+ANALYSIS_OPTIONS = {
+    "compare": EVERY_ANALYSIS,
+    "bonus": EVERY_ANALYSIS | EQUITY,
+    "luck": EVERY_ANALYSIS | EQUITY | {"--ladder-games"},
+    "report": EVERY_ANALYSIS | EQUITY | {"--ladder-games"},
+}
+
+
+def long_options(name: str) -> set[str]:
+    command = get_command(app).commands[name]
+    return {o for p in command.params if p.param_type_name == "option" for o in p.opts if o.startswith("--")} - {
+        "--help", "--no-progress"}
+
+
+@pytest.mark.parametrize("name", list(ANALYSIS_OPTIONS))
+def test_analysis_command_offers_only_the_options_it_uses(name):
+    assert long_options(name) == ANALYSIS_OPTIONS[name]
+    assert set(option_helps(help_page([name]))) - {"--help"} == ANALYSIS_OPTIONS[name]
+
+
+# one value per option, none of them the default
+GIVEN = {
+    "--rules": ("rules", "navy", "navy"),
+    "--rules-file": ("rules_file", "club.toml", [Path("club.toml")]),
+    "--rule": ("rule", "home=free", ["home=free"]),
+    "--sweep": ("sweep", "bearoff=exact,standard", "bearoff=exact,standard"),
+    "--games": ("games", "123", 123),
+    "--strategy": ("strategy", "racer", "racer"),
+    "--equity-games": ("equity_games", "45", 45),
+    "--luck-games": ("luck_games", "6", 6),
+    "--ladder-games": ("ladder_games", "7", 7),
+    "--seed": ("seed", "9", 9),
+    "--workers": ("workers", "1", 1),
+    "--out": ("out", "somewhere", Path("somewhere")),
+    "--force": ("force", None, True),
+    "--scheduler": ("scheduler", "local:1", "local:1"),
+    "--equity": ("equity", "logistic", "logistic"),
+    "--progress": ("progress", "--no-progress", False),
+}
+DEFAULTS = {"equity_games": None, "luck_games": None, "ladder_games": None, "equity": "auto"}
+
+
+@pytest.mark.parametrize("name", list(ANALYSIS_OPTIONS))
+def test_analysis_options_reach_the_analysis_unchanged(name, monkeypatch):
+    seen = {}
+    monkeypatch.setattr(cli, "_analysis", lambda command, parts, **options: seen.update(
+        command=command, parts=parts, **options))
+    args = [name]
+    for option in sorted(ANALYSIS_OPTIONS[name]):
+        _, text, _ = GIVEN[option]
+        args += [text] if option == "--progress" else [option] if text is None else [option, text]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert seen.pop("command") == name and seen.pop("parts") == ANALYSIS_PARTS[name]
+    expected = {GIVEN[o][0]: GIVEN[o][2] for o in ANALYSIS_OPTIONS[name]}
+    expected.update({k: v for k, v in DEFAULTS.items() if k not in expected})  # what the command lacks
+    assert seen == expected
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["compare", "--equity-games", "5"], "--equity-games"),
+    (["compare", "--equity", "logistic"], "--equity"),
+    (["compare", "--ladder-games", "5"], "--ladder-games"),
+    (["bonus", "--ladder-games", "5"], "--ladder-games"),
+])
+def test_an_option_of_another_analysis_is_a_one_line_usage_error(args, fragment):
+    proc = console(*args)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("acesim: error: ") and fragment in lines[0], proc.stderr
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("name", list(ANALYSIS_PARTS))
+def test_the_reproducing_command_line_is_one_the_command_takes(name):
+    """A report's "Reproduce with" line names only options its command has."""
+    from acesim.report import analysis_plan
+
+    plan = analysis_plan(name, ANALYSIS_PARTS[name], "european", games=100, equity="logistic", out=Path("x"))
+    words = shlex.split(plan.command)
+    assert words[:2] == ["acesim", name]
+    get_command(app).commands[name].make_context(name, words[2:])  # raises on an unknown option

@@ -27,6 +27,7 @@ the rest keep their ply-1 value and rank after them (``ply`` says which).
 
 from __future__ import annotations
 
+import textwrap
 import time
 from collections.abc import Sequence
 
@@ -38,6 +39,7 @@ from acesim.kernels import hint as HK
 from acesim.kernels import layout as L
 from acesim.kernels.memory import keep_memory, worker_memory
 from acesim.kernels.strategy import LEARNED, RANDOM, choose_double, rolls_again
+from acesim.terminal import WIDTH, text_table
 from acesim.kernels.turn import bonus_die_rolled, bonus_lost, is_one_two, roll_sequence
 from acesim.moves import Square, parse_dice, segment_nodes
 from acesim.position import Position
@@ -234,15 +236,19 @@ def _double_label(rules: Ruleset, d: int) -> str:
     return f"{d}-{d}"
 
 
-def format_hint(frame: pd.DataFrame, rules: Ruleset) -> str:
-    """The hint as text: a header line, then one table per stage, best first."""
+def format_hint(frame: pd.DataFrame, rules: Ruleset, width: int = WIDTH) -> str:
+    """The hint as text no wider than ``width``: a header line, then one table per stage, best first.
+
+    A play too long for its column wraps at its spaces; a wide table is split (``acesim.terminal``).
+    """
     a = frame.attrs
     heuristic = frame["win"].isna().all()
     value = "score" if heuristic else "equity"
-    lines = [
+    lines = textwrap.wrap(
         f"Rules {a['rules']}; dice {a['dice'][0]}-{a['dice'][1]}; segment {' '.join(map(str, a['segment']))}; "
-        f"{a['plays']} legal play(s); strategy {a['strategy']}, ply {a['ply']}; {a['seconds']:.2f} s"
-    ]
+        f"{a['plays']} legal play(s); strategy {a['strategy']}, ply {a['ply']}; {a['seconds']:.2f} s",
+        width, break_long_words=False, break_on_hyphens=False,
+    )
     show_points = not heuristic and _points_differ(rules)
     titles = {
         "play": "Plays",
@@ -272,16 +278,9 @@ def format_hint(frame: pd.DataFrame, rules: Ruleset) -> str:
                 row.append(f"{r.points:+.3f}")
             row += [str(r.ply), "chosen" if r.chosen else ""]
             rows.append(row)
-        widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
-        left = {1, 2} if stage == "double" else {1}
-
-        def fmt(cells: list[str]) -> str:
-            return "  ".join(
-                c.ljust(w) if i in left or i == len(cells) - 1 else c.rjust(w)
-                for i, (c, w) in enumerate(zip(cells, widths))
-            ).rstrip()
-
-        lines += ["", titles[stage] + ":", fmt(header)] + [fmt(row) for row in rows]
+        play = header.index("play")
+        lines += ["", titles[stage] + ":"]
+        lines += text_table(header, rows, width, keys=play, left={1, 2} if stage == "double" else {1}, text={play})
         if stage != "double" and len(part) < a["plays"]:
             lines.append(f"({a['plays'] - len(part)} more; --top to show them)")
     return "\n".join(lines)
