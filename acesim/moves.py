@@ -2,7 +2,7 @@
 
 ``legal_plays(rules, position, dice)`` answers one query; ``answer_query`` and
 ``answer_batch`` implement the JSON-lines contract of ``acesim moves --batch``
-(documented in the README).
+(documented in docs/batch.md).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from acesim.kernels.plays import (
     new_workspace,
     segment_of,
 )
-from acesim.position import Position
+from acesim.position import Position, parse_position
 from acesim.rules import Ruleset
 
 Square = int | str  # a point 1..24, or "bar" / "waiting" (from), "off" (to)
@@ -52,7 +52,7 @@ class Play:
 
 @dataclass(frozen=True)
 class SegmentPlays:
-    """Every legal play of one segment (RULES.md section 2)."""
+    """Every legal play of one segment (docs/rules.md section 2)."""
 
     segment: tuple[int, ...]
     dice_used: int
@@ -243,7 +243,9 @@ def answer_query(line: str) -> dict[str, Any]:
         if unknown:
             raise AcesimError(f"query has unknown key {unknown[0]!r}")
         rules = rules_from_query(query["rules"])
-        position = Position.from_json(query["position"])
+        given = query["position"]
+        position = (parse_position(given, rules.start, files=False) if isinstance(given, str)
+                    else Position.from_json(given))
         dice = parse_dice(query["dice"])
         return result_to_json(legal_plays(rules, position, dice))
     except AcesimError as exc:

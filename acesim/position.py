@@ -1,4 +1,4 @@
-"""Positions: the JSON interchange form of RULES.md section 1, position IDs, text boards.
+"""Positions: the JSON interchange form of docs/rules.md section 1, position IDs, text boards.
 
 A ``Position`` is always seen from the mover (the side on roll): positive point
 counts are the mover's checkers, negative ones the opponent's, and each pair
@@ -345,8 +345,11 @@ def _xg_count(cell: str, text: str) -> int:
     raise AcesimError(f"XGID position character {cell!r} is not '-', A-O or a-o")
 
 
-def parse_position(text: str, start: str = "off-board") -> Position:
-    """A position given on the command line: ``start``, an ID, inline JSON, a .json file, a GNU ID or an XGID."""
+def parse_position(text: str, start: str = "off-board", files: bool = True) -> Position:
+    """A position given on the command line: ``start``, an ID, inline JSON, a .json file, a GNU ID or an XGID.
+
+    ``files=False`` never reads a file: a batch line names positions, not paths on the answering machine.
+    """
     text = text.strip()
     if text == "start":
         return Position.start(start)
@@ -358,7 +361,7 @@ def parse_position(text: str, start: str = "off-board") -> Position:
     if text.upper().startswith("GNUID=") or (len(head) == GNU_ID_LENGTH and _GNU_ALPHABET.fullmatch(head)):
         return Position.from_gnu_id(text)
     path = Path(text)
-    if path.suffix.lower() == ".json" or (len(text) != ID_LENGTH and path.exists()):
+    if files and (path.suffix.lower() == ".json" or (len(text) != ID_LENGTH and path.exists())):
         return Position.from_json_text(read_text(path, "position file"))
     return Position.from_id(text)
 

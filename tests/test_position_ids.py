@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from typer.testing import CliRunner
 
@@ -99,3 +101,18 @@ def test_show_prints_every_id_it_can():
     assert '"gnu_id": "4HPwATDgc/ABMA"' in result.output and '"xgid": "XGID=' in result.output
     result = CliRunner().invoke(app, ["show", "start", "--json"])
     assert "gnu_id" not in result.output
+
+
+def test_a_batch_line_names_its_position_by_any_id_and_never_by_a_file(tmp_path):
+    from acesim.moves import answer_query
+
+    start = answer_query(json.dumps({"rules": "backgammon", "position": "start", "dice": [3, 1]}))
+    gnu = answer_query(json.dumps({"rules": "backgammon", "position": "4HPwATDgc/ABMA", "dice": [3, 1]}))
+    assert "error" not in start and gnu == start
+    own = Position.start("off-board").to_id()
+    assert answer_query(json.dumps({"rules": "european", "position": own, "dice": [1, 2]})) == \
+        answer_query(json.dumps({"rules": "european", "position": "start", "dice": [1, 2]}))
+    file = tmp_path / "p.json"
+    file.write_text(json.dumps(Position.start("off-board").to_json()))
+    answer = answer_query(json.dumps({"rules": "european", "position": str(file), "dice": [1, 2]}))
+    assert "error" in answer
