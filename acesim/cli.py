@@ -323,7 +323,7 @@ WorkersOption = Annotated[
     Optional[int], typer.Option("--workers", "-w", help="Worker processes.  [default: every core]")
 ]
 ProgressOption = Annotated[
-    bool, typer.Option("--progress/--no-progress", help="Show a progress bar with games/s and ETA.")
+    bool, typer.Option("--progress/--no-progress", help="Show a progress bar with games/s and ETA (on a terminal only).")
 ]
 
 
@@ -349,7 +349,9 @@ def _progress_bar(total: int, label: str, enabled: bool, unit: str = "games"):
         TimeRemainingColumn,
     )
 
-    if not enabled:
+    stderr = Console(stderr=True)
+    # a bar is for a person watching: in a log or a pipe it would be one more line before the result or an error
+    if not enabled or not stderr.is_terminal:
         yield None
         return
 
@@ -372,7 +374,7 @@ def _progress_bar(total: int, label: str, enabled: bool, unit: str = "games"):
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
+    with Progress(*columns, console=stderr, transient=False) as bar:
         task = bar.add_task(label, total=total)
 
         def advance(n: int, note: str | None = None) -> None:
@@ -386,7 +388,7 @@ def _progress_bar(total: int, label: str, enabled: bool, unit: str = "games"):
 def _summary_table(summaries: list[dict], width: int | None = None) -> list[Table]:
     """The figures of every rule set side by side, each rule set's value and n in one table
     (as many tables as ``width``, the console's by default, needs)."""
-    from acesim.summary import table_rows
+    from acesim.summary import PERCENT_FIGURES, table_rows
 
     first = summaries[0]
     header = ["figure"]
@@ -401,7 +403,8 @@ def _summary_table(summaries: list[dict], width: int | None = None) -> list[Tabl
             if r["value"] is None:
                 cells += ["—", "0"]
             else:
-                cells += [f"{_fmt(r['value'])} [{_fmt(r['ci95_low'])}, {_fmt(r['ci95_high'])}]", f"{r['n']:,} {r['n_of']}"]
+                fmt = _percent if row["metric"] in PERCENT_FIGURES else _fmt
+                cells += [f"{fmt(r['value'])} [{fmt(r['ci95_low'])}, {fmt(r['ci95_high'])}]", f"{r['n']:,} {r['n_of']}"]
         rows.append(cells)
     for doc in summaries:
         if doc["unfinished"]:
@@ -415,6 +418,10 @@ def _fmt(x) -> str:
     if x is None:
         return "—"
     return f"{x:.4f}" if abs(x) < 10 else f"{x:.2f}"
+
+
+def _percent(x) -> str:
+    return "—" if x is None else f"{100 * x:.2f}%"
 
 
 SchedulerOption = Annotated[

@@ -758,7 +758,9 @@ def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool
             fig.savefig(path, dpi=110)
             images[name] = path.read_bytes()
         for name, frame in t.items():
-            frame.to_csv(staging / "tables" / f"{name}.csv", index=False, float_format=CSV_FLOAT)
+            # a concat with an empty frame (no 1-2 bonus under backgammon) leaves object columns, which
+            # to_csv would print at full precision
+            frame.infer_objects().to_csv(staging / "tables" / f"{name}.csv", index=False, float_format=CSV_FLOAT)
         lines = _text(plan, results, t, set(images))
         (staging / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
         (staging / "report.html").write_text(_markdown_to_html(lines, images), encoding="utf-8")

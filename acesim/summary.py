@@ -165,6 +165,11 @@ TABLE_ROWS = (
 )
 
 
+# The rates among them: a terminal shows these in percent (summary.csv and summary.json keep the share).
+PERCENT_FIGURES = frozenset({"first-mover win rate", "seat A win rate", "share of rolls that are doubles",
+                             "share of rolls that are 1-2"})
+
+
 def table_rows(doc: dict) -> list[dict]:
     """One row per reported figure: metric, n, value, 95% interval (the ``summary.csv`` rows)."""
     rows = []

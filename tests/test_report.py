@@ -83,9 +83,10 @@ def test_report_speaks_first_in_words(report):
     rate = comparison.loc["european", "first_mover_win_rate"]
     assert f"{100 * rate:.1f}% [" in findings
     # the CSV floats are rounded to what the text can use
-    for number in re.findall(r"-?\d+\.\d+(?:e[-+]\d+)?", (report / "tables" / "comparison.csv").read_text()):
-        mantissa = number.split("e")[0].replace("-", "").replace(".", "").lstrip("0")
-        assert len(mantissa) <= 6, number
+    for table in (report / "tables").glob("*.csv"):
+        for number in re.findall(r"-?\d+\.\d+(?:e[-+]\d+)?", table.read_text()):
+            mantissa = number.split("e")[0].replace("-", "").replace(".", "").lstrip("0")
+            assert len(mantissa) <= 6, (table.name, number)
 
 
 def test_existing_output_needs_force_and_must_be_a_report(report, tmp_path):

@@ -174,3 +174,22 @@ def test_bench_tables_fit():
     check_fits(text, ["12,346", "11,000", "101.2", "39.8×", "learned:european"])
     # the Markdown form is for files and stays one wide table
     assert all(line.startswith("|") for line in bench.format_games_table(games, markdown=True).splitlines())
+
+
+def test_analyses_show_progress_on_a_terminal_and_nothing_in_a_pipe():
+    """compare, bonus, luck and report draw simulate's bar on a terminal; a log or a pipe gets none."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).with_name("acesim")
+    args = [str(script), "compare", "--rules", "european,backgammon", "--games", "40", "--strategy", "expert",
+            "--workers", "1"]
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")}
+    piped = subprocess.run(args, capture_output=True, text=True, env=env, timeout=600)
+    assert piped.returncode == 0 and piped.stderr == ""
+    shown = subprocess.run(args, capture_output=True, text=True, env={**env, "TTY_COMPATIBLE": "1"}, timeout=600)
+    assert shown.returncode == 0
+    assert "games/s" in shown.stderr and "80/80" in shown.stderr
+    assert "european" in shown.stdout
