@@ -34,6 +34,8 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    # help laid out for up to 100 columns, like the tables: click's 80 cut the command summaries short
+    context_settings={"max_content_width": 100},
 )
 rules_app = typer.Typer(help="List and inspect rule sets.", no_args_is_help=True, rich_markup_mode=None)
 bench_app = typer.Typer(help="Measure the engine's speed.", no_args_is_help=True, rich_markup_mode=None)
@@ -210,7 +212,7 @@ def moves(
     rule: RuleOverride = None,
     position: Annotated[
         Optional[str],
-        typer.Option("--position", "-p", help="'start', a position ID, inline JSON or a .json file."),
+        typer.Option("--position", "-p", help="'start', a position ID, inline JSON, a .json file, a GNU ID or an XGID."),
     ] = None,
     dice: Annotated[
         Optional[str], typer.Option("--dice", "-d", help="Two dice, e.g. 6-3; d-d is the doubles segment.")
@@ -266,7 +268,7 @@ def moves(
 @app.command("hint", cls=LateHelp)
 def hint(
     position: Annotated[
-        str, typer.Option("--position", "-p", help="'start', a position ID, inline JSON or a .json file.")
+        str, typer.Option("--position", "-p", help="'start', a position ID, inline JSON, a .json file, a GNU ID or an XGID.")
     ],
     dice: Annotated[str, typer.Option("--dice", "-d", help="The roll, e.g. 6-3 or 1-2.")],
     rules: RulesOption = "european",
@@ -280,7 +282,7 @@ def hint(
     top: Annotated[int, typer.Option("--top", min=0, max=10**6, help="Plays shown per stage; 0 for all.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: the attributes and one object per play.")] = False,
 ) -> None:
-    """Every legal play of a roll ranked by a strategy's evaluation; after a 1-2, the six doubles too."""
+    """Rank every legal play of a roll. By a strategy's evaluation; after a 1-2, the six doubles too."""
     from acesim.analysis.hint import format_hint, hint_json
     from acesim.analysis.hint import hint as rank_plays
     from acesim.position import parse_position
@@ -527,7 +529,7 @@ def simulate(
 @app.command("rollout", cls=LateHelp)
 def rollout(
     position: Annotated[
-        str, typer.Option("--position", "-p", help="'start', a position ID, inline JSON or a .json file.")
+        str, typer.Option("--position", "-p", help="'start', a position ID, inline JSON, a .json file, a GNU ID or an XGID.")
     ],
     rules: RulesOption = "european",
     rule: RuleOverride = None,
@@ -552,7 +554,7 @@ def rollout(
     progress: ProgressOption = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: the settings, the candidates, the outcomes.")] = False,
 ) -> None:
-    """Play games on from a position (or from each candidate play of a roll) and estimate its value."""
+    """Roll out a position or a roll's best plays. Games played on from each, with luck-corrected values."""
     from acesim.position import parse_position
     from acesim.rollout import format_rollout, rollout_json
     from acesim.rollout import rollout as roll_out
@@ -876,11 +878,11 @@ def _analysis_options(parts: tuple[str, ...], name: str, doc: str, out_required:
 
 _analysis_options(
     ("compare",), "compare",
-    "Compare rule sets on common dice: first-mover advantage, game length, forfeits, paired differences.",
+    "Compare rule sets on common dice. First-mover advantage, game length, forfeits, paired differences.",
 )
 _analysis_options(
     ("bonus",), "bonus",
-    "Value the bonus rolls: win rate by lead in doubles and 1-2s, a logistic model, the value of each roll.",
+    "Value the bonus rolls. Win rate by lead in doubles and 1-2s, a logistic model, the value of each roll.",
 )
 _analysis_options(
     ("luck",), "luck",
@@ -888,7 +890,7 @@ _analysis_options(
 )
 _analysis_options(
     ("compare", "bonus", "luck"), "report",
-    "Run every analysis and write a self-contained HTML and Markdown report with PNG charts and CSV tables.",
+    "Run every analysis into a report. A self-contained HTML and Markdown report, PNG charts and CSV tables.",
     out_required=True,
 )
 

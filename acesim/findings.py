@@ -79,9 +79,8 @@ def _length(row: pd.Series) -> str:
             f"({plain(row['turns_per_game'], row['turns_per_game_low'], row['turns_per_game_high'])} turns; "
             f"half the games are over within {row['rolls_per_game_median']:.0f} rolls; {_games(row['finished'])}).")
     if row["unfinished"] > 0:
-        games = "game" if row["unfinished"] == 1 else "games"
         verb = "is" if row["unfinished"] == 1 else "are"
-        text += (f" {int(row['unfinished']):,} of {int(row['n']):,} {games} reached the turn cap and {verb} left "
+        text += (f" {int(row['unfinished']):,} of {int(row['n']):,} games reached the turn cap and {verb} left "
                  "out of every figure.")
     return text
 

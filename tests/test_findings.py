@@ -67,7 +67,7 @@ def test_length_forfeits_and_the_turn_cap():
     ])}
     a, b = rule_set_findings(t, "a"), rule_set_findings(t, "b")
     assert "80.0 [79.5, 80.5] rolls" in a[1] and "within 78 rolls" in a[1]
-    assert "1 of 10,000 game reached the turn cap and is left out" in a[1]
+    assert "1 of 10,000 games reached the turn cap and is left out" in a[1]
     assert "3 of 10,000 games reached the turn cap and are left out" in b[1]
     assert len(a) == 2, "no forfeits: no forfeit sentence"
     assert b[2].startswith("**0.40% [0.36%, 0.44%] of turns forfeit a bonus**")
