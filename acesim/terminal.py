@@ -23,6 +23,7 @@ from markdown_it import MarkdownIt
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 WIDTH = 100
 MIN_TEXT_WIDTH = 16  # the narrowest a free-text column is made before the table is split
@@ -202,9 +203,11 @@ def rich_tables(
         table = Table(title=title if g == 0 else None, box=RICH_BOX, title_justify="left")
         for i, w in zip(group.columns, group.widths):
             # the widths hold every cell whole, so only a header (or free text) ever wraps
-            table.add_column(header[i], width=w, justify="right" if i in right else "left", overflow="fold")
+            table.add_column(Text(header[i]), width=w, justify="right" if i in right else "left", overflow="fold")
         for row in rows:
-            table.add_row(*(str(row[i]) for i in group.columns))
+            # as Text, never markup: a swept rule set is named european[bar_entry=any], which rich would
+            # take for a style tag and drop
+            table.add_row(*(Text(str(row[i])) for i in group.columns))
         tables.append(table)
     return tables
 

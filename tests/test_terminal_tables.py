@@ -116,7 +116,8 @@ def test_simulate_summary_fits(console_100):
     out = run("simulate", "--rules", "european,american,navy,backgammon", "--games", "30", "--strategy", "expert",
               "--workers", "1", "--no-progress")
     numbers = re.findall(r"-?\d+\.\d+ \[-?\d+\.\d+, -?\d+\.\d+\]", out)
-    assert len(numbers) == 4 * 12
+    rates = re.findall(r"\d+\.\d\d% \[\d+\.\d\d%, \d+\.\d\d%\]", out)  # the rates, in percent
+    assert len(numbers) == 4 * 8 and len(rates) == 4 * 4
     check_fits(out, ["european: value [95% CI]", "backgammon: value [95% CI]", "2,", "30 games"])
 
 
@@ -193,3 +194,17 @@ def test_analyses_show_progress_on_a_terminal_and_nothing_in_a_pipe():
     assert shown.returncode == 0
     assert "games/s" in shown.stderr and "80/80" in shown.stderr
     assert "european" in shown.stdout
+
+
+def test_a_swept_rule_set_keeps_its_brackets_in_a_table():
+    """A --sweep names rule sets european[bar_entry=any]: rich must not take that for a style tag."""
+    from rich.console import Console
+
+    from acesim.terminal import rich_tables
+
+    console = Console(width=100, record=True, file=open("/dev/null", "w"))
+    for table in rich_tables(["rule set", "rolls per game"], [["european[bar_entry=any]", "95.9 [95.7, 96.1]"],
+                                                              ["european[bar_entry=bonus-only]", "102.9"]]):
+        console.print(table)
+    text = console.export_text()
+    assert "european[bar_entry=any]" in text and "european[bar_entry=bonus-only]" in text
