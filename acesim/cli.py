@@ -147,7 +147,8 @@ def rules_show(
     as_json: Annotated[bool, typer.Option("--json", help="Print the knobs as JSON.")] = False,
 ) -> None:
     """Every knob of a rule set, with the preset it starts from."""
-    from acesim.rules import KNOBS, PRESET_SOURCES, PRESETS, RULES_VERSION, allowed_values, load_ruleset
+    from acesim.rules import (KNOBS, PRESET_SOURCES, PRESETS, RULES_VERSION, VALUE_SOURCES, allowed_values,
+                              load_ruleset)
 
     with one_line_errors():
         ruleset = load_ruleset(name, rule or ())
@@ -171,6 +172,10 @@ def rules_show(
         console.print(table)
     if base is not None:
         console.print(f"Source of the {base_name} preset: {PRESET_SOURCES[base_name]}")
+    for knob in KNOBS:
+        value = getattr(ruleset, knob)
+        if (knob, value) in VALUE_SOURCES and (base is None or getattr(base, knob) != value):
+            console.print(f"Source of {knob} = {_show_value(value)}: {VALUE_SOURCES[(knob, value)]}")
 
 
 def _show_value(value: str | bool) -> str:

@@ -34,7 +34,7 @@ KNOB_VALUES: dict[str, tuple[str, ...] | type[bool]] = {
     "acey_deucey_extra_roll": bool,
     "bonus_needs_full_use": bool,
     "bar_first": bool,
-    "bar_entry": ("any", "doubles-only"),
+    "bar_entry": ("any", "doubles-only", "bonus-only"),
     "home": ("free", "locked"),
     "home_after_all_in": ("free", "bearoff-only"),
     "bearoff": ("exact", "standard"),
@@ -326,6 +326,19 @@ PRESETS: dict[str, Ruleset] = {
         name="backgammon",
         base="backgammon",
     ),
+}
+
+# Where a knob value that a table may play comes from, when a preset does not already say it.
+VALUE_SOURCES: dict[tuple[str, str | bool], str] = {
+    ("acey_deucey", "roll-die"): "docs/sources/001_fa1ead771036e2b5.txt, restrictive variant 1",
+    ("bonus_needs_full_use", True): "docs/sources/001_fa1ead771036e2b5.txt, restrictive variants 2, 3 and 8",
+    ("home", "free"): "docs/sources/001_fa1ead771036e2b5.txt, restrictive variant 4",
+    ("home_after_all_in", "bearoff-only"): "docs/sources/001_fa1ead771036e2b5.txt, restrictive variant 5",
+    ("bearoff", "exact"): "docs/sources/001_fa1ead771036e2b5.txt, restrictive variant 6",
+    ("bar_entry", "doubles-only"): "docs/sources/001_fa1ead771036e2b5.txt, restrictive variant 7",
+    ("bar_entry", "bonus-only"): "an Australian house rule from published descriptions of the game, "
+                                 "not in docs/sources (docs/rules.md section 4)",
+    ("stakes_double_on_1_2", True): "docs/sources/000_e987f27d95d37f6e.txt, its optional stakes rule",
 }
 
 PRESET_SOURCES: dict[str, str] = {

@@ -93,8 +93,22 @@ def is_open(points: tuple, point: int) -> bool:
     return points[point - 1] >= -1
 
 
-def single_moves(rules: Ruleset, state: tuple, die: int, doubles_segment: bool) -> list[tuple]:
+def bar_may_enter(rules: Ruleset, dice: tuple[int, int]) -> bool:
+    """May a hit checker re-enter during the segment the roll ``dice`` starts (the bar_entry knob)?
+
+    any: always. doubles-only: on a doubles segment (rolled or chosen, its complement included).
+    bonus-only: on those and on the rolled 1-2 itself, when a 1-2 earns a bonus double.
+    """
+    a, b = dice
+    if rules.bar_entry == "any" or a == b:
+        return True
+    return rules.bar_entry == "bonus-only" and {a, b} == {1, 2} and rules.acey_deucey != "none"
+
+
+def single_moves(rules: Ruleset, state: tuple, die: int, may_enter: bool) -> list[tuple]:
     """All legal single-checker moves ``(source, destination)`` for ``die``.
+
+    ``may_enter``: whether a checker on the bar may enter in this segment (:func:`bar_may_enter`).
 
     ``source`` is a point 1..24, ``BAR`` or ``WAITING``; ``destination`` a
     point 1..24 or ``OFF``.  Two different moves may lead to the same state.
@@ -102,12 +116,8 @@ def single_moves(rules: Ruleset, state: tuple, die: int, doubles_segment: bool) 
     points, bar_m, _, wait_m, _, off_m, _ = state
     moves: list[tuple] = []
     entry_point = 25 - die
-    bar_may_enter = rules.bar_entry == "any" or (
-        rules.bar_entry == "doubles-only" and doubles_segment
-    )
-
     # Entering from the bar.
-    if bar_m > 0 and bar_may_enter and is_open(points, entry_point):
+    if bar_m > 0 and may_enter and is_open(points, entry_point):
         moves.append((BAR, entry_point))
 
     # With bar_first, a checker on the bar freezes everything else.
@@ -182,7 +192,7 @@ def apply_move(state: tuple, move: tuple) -> tuple:
 
 
 def all_sequences(
-    rules: Ruleset, state: tuple, order: list[int], doubles_segment: bool, budget: list[int] | None
+    rules: Ruleset, state: tuple, order: list[int], may_enter: bool, budget: list[int] | None
 ) -> list[tuple[tuple, tuple]]:
     """Every finished sequence for dice ``order``: a list of ``(moves, final_state)``.
 
@@ -196,7 +206,7 @@ def all_sequences(
         if index == len(order) or current[5] == N_CHECKERS:
             finished.append((moves_so_far, current))
             return
-        options = single_moves(rules, current, order[index], doubles_segment)
+        options = single_moves(rules, current, order[index], may_enter)
         if not options:
             finished.append((moves_so_far, current))
             return
@@ -264,6 +274,7 @@ def reference_plays(
         raise ValueError(f"bad dice {dice!r}")
     start = to_state(position)
     orders, doubles_segment = segment_of(rules, dice)
+    may_enter = bar_may_enter(rules, dice)
     counter = None if budget is None else [budget]
 
     if merge_states and doubles_segment:
@@ -274,7 +285,7 @@ def reference_plays(
 
     sequences: list[tuple[tuple, tuple]] = []
     for order in orders:
-        sequences.extend(all_sequences(rules, start, order, doubles_segment, counter))
+        sequences.extend(all_sequences(rules, start, order, may_enter, counter))
 
     dice_used = max(len(moves) for moves, _ in sequences)
     if dice_used == 0:
@@ -284,7 +295,7 @@ def reference_plays(
 
     if not doubles_segment and dice_used == 1:
         high, low = max(a, b), min(a, b)
-        high_alone = bool(single_moves(rules, start, high, doubles_segment))
+        high_alone = bool(single_moves(rules, start, high, may_enter))
         wanted = high if high_alone else low
         best = [(moves, final) for moves, final in best if moves[0][0] == wanted]
 

@@ -21,19 +21,19 @@ from tests.helpers import knob_mixes
 SOURCES = [L.FROM_BAR, L.FROM_WAITING, *range(1, L.N_POINTS + 1)]
 
 
-def _reference(board, rules, die, doubles_segment):
+def _reference(board, rules, die, bar_entry_ok):
     home = all_home(board)
     moves = set()
     for src in SOURCES:
-        dst = move_target(board, rules, src, die, doubles_segment, home)
+        dst = move_target(board, rules, src, die, bar_entry_ok, home)
         if dst != ILLEGAL:
             moves.add((src, int(dst)))
     return moves
 
 
-def _fast(board, rules, die, doubles_segment):
+def _fast(board, rules, die, bar_entry_ok):
     out = np.zeros((L.N_POINTS + 2, 2), dtype=np.int64)
-    n = legal_moves(board, rules, die, doubles_segment, open_mask(board), occupied_mask(board), out)
+    n = legal_moves(board, rules, die, bar_entry_ok, open_mask(board), occupied_mask(board), out)
     moves = [tuple(int(v) for v in row) for row in out[:n]]
     assert len(moves) == len(set(moves)), "a move listed twice"
     return set(moves)
@@ -46,10 +46,10 @@ def _agree(rules: Ruleset, boards: np.ndarray) -> int:
         if board[L.OFF] == L.N_CHECKERS or board[L.OPP_OFF] == L.N_CHECKERS:
             continue
         for die in range(1, 7):
-            for doubles_segment in (False, True):
-                assert _fast(board, array, die, doubles_segment) == _reference(
-                    board, array, die, doubles_segment
-                ), (rules.name, board.tolist(), die, doubles_segment)
+            for bar_entry_ok in (False, True):
+                assert _fast(board, array, die, bar_entry_ok) == _reference(
+                    board, array, die, bar_entry_ok
+                ), (rules.name, board.tolist(), die, bar_entry_ok)
                 compared += 1
     return compared
 
@@ -84,3 +84,26 @@ def test_fast_moves_match_reference_under_random_knob_mixes(knobs, seed):
     rules = Ruleset.preset("american").with_overrides(knobs)
     boards, _ = sample_positions(rules, 60, seed)
     assert _agree(rules, boards) > 0
+
+
+def test_bar_entry_open_is_the_rule_texts_bar_entry_for_every_roll():
+    """The kernel's one reading of bar_entry against the reference's, for each value and 1-2 rule."""
+    from acesim.kernels.board import bar_entry_open
+    from tests.reference_rules import bar_may_enter
+
+    compared = 0
+    for entry in KNOB_VALUES["bar_entry"]:
+        for acey in KNOB_VALUES["acey_deucey"]:
+            rules = PRESETS["european"].with_overrides(
+                {"bar_entry": entry, "acey_deucey": acey, "acey_deucey_extra_roll": acey != "none"})
+            array = rules.to_array()
+            for a in range(1, 7):
+                for b in range(1, 7):
+                    assert bar_entry_open(array, a, b) == bar_may_enter(rules, (a, b)), (entry, acey, a, b)
+                    compared += 1
+                # a segment of one die is never a double nor a 1-2
+                assert bar_entry_open(array, a, 0) == (entry == "any")
+    assert compared == 3 * 3 * 36
+    bonus = PRESETS["european"].with_overrides({"bar_entry": "bonus-only"}).to_array()
+    assert bar_entry_open(bonus, 1, 2) and bar_entry_open(bonus, 2, 1) and bar_entry_open(bonus, 4, 4)
+    assert not bar_entry_open(bonus, 3, 1)

@@ -180,6 +180,47 @@ def test_bar_entry_doubles_only_european_double_with_complement():
     check(legal_plays(EUROPEAN, pos, (3, 1)), {P({1: 14, 21: 1}, waiting=(0, 15))}, 2, (3, 1))
 
 
+# --- bar_entry = bonus-only (issue 19: an Australian variant) ------------------------
+
+
+NAVY_BONUS_ONLY = NAVY.with_overrides({"bar_entry": "bonus-only"})
+
+
+def test_bar_entry_bonus_only_enters_on_the_rolled_1_2():
+    # Bar 1, 3:14 (locked at home); opponent 15 waiting.  A hit checker re-enters only
+    # while playing a double or a 1-2: 1-2 enters and moves on, bar/23/22 = bar/24/22;
+    # doubles-only refuses the same 1-2.
+    pos = P({3: 14}, bar=(1, 0), waiting=(0, 15))
+    check(legal_plays(NAVY_BONUS_ONLY, pos, (1, 2)), {P({3: 14, 22: 1}, waiting=(0, 15))}, 2, (1, 2))
+    check_empty(legal_plays(NAVY_DOUBLES_ONLY, pos, (1, 2)), pos, (1, 2))
+
+
+def test_bar_entry_bonus_only_enters_on_a_double_and_not_on_other_rolls():
+    pos = P({3: 14}, bar=(1, 0), waiting=(0, 15))
+    check(legal_plays(NAVY_BONUS_ONLY, pos, (3, 3)), {P({3: 14, 13: 1}, waiting=(0, 15))}, 4, (3, 3, 3, 3))
+    for dice in ((3, 2), (3, 1), (6, 5)):
+        check_empty(legal_plays(NAVY_BONUS_ONLY, pos, dice), pos, dice)
+    # Waiting checkers are not hit checkers: they enter on any roll.
+    waiting = P({3: 13}, bar=(1, 0), waiting=(1, 15))
+    check(legal_plays(NAVY_BONUS_ONLY, waiting, (3, 2)), {P({3: 13, 20: 1}, bar=(1, 0), waiting=(0, 15))}, 2, (3, 2))
+
+
+def test_bar_entry_bonus_only_without_a_1_2_bonus_is_doubles_only():
+    # Under acey_deucey = none a 1-2 is an ordinary roll, so it is no bonus roll either.
+    rules = NAVY.with_overrides({"bar_entry": "bonus-only", "acey_deucey": "none", "acey_deucey_extra_roll": False})
+    pos = P({3: 14}, bar=(1, 0), waiting=(0, 15))
+    check_empty(legal_plays(rules, pos, (1, 2)), pos, (1, 2))
+
+
+def test_bar_entry_bonus_only_european_1_2_with_bar_first():
+    # European (bar first) + bonus-only: bar 1, 1:14.  3-1 freezes everything, 1-2 enters:
+    # bar/24/22 = bar/23/22.
+    rules = EUROPEAN.with_overrides({"bar_entry": "bonus-only"})
+    pos = P({1: 14}, bar=(1, 0), waiting=(0, 15))
+    check_empty(legal_plays(rules, pos, (3, 1)), pos, (3, 1))
+    check(legal_plays(rules, pos, (1, 2)), {P({1: 14, 22: 1}, waiting=(0, 15))}, 2, (1, 2))
+
+
 # --- home = locked ----------------------------------------------------------------
 
 

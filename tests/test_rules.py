@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -146,3 +147,20 @@ def test_knob_values_are_in_kernel_code_order():
     assert KNOB_VALUES["acey_deucey"].index("roll-die") == L.ACEY_DEUCEY_ROLL_DIE
     assert KNOB_VALUES["scoring"].index("per-checker") == L.SCORING_PER_CHECKER
     assert np.issubdtype(Ruleset.preset("navy").to_array().dtype, np.integer)
+
+
+def test_rules_show_names_the_source_of_a_house_rule_value():
+    from typer.testing import CliRunner
+
+    from acesim.cli import app
+    from acesim.rules import KNOB_VALUES, VALUE_SOURCES
+
+    result = CliRunner().invoke(app, ["rules", "show", "navy", "--rule", "bar_entry=bonus-only"])
+    assert result.exit_code == 0
+    assert "Source of bar_entry = bonus-only: an Australian house rule" in result.output
+    plain = CliRunner().invoke(app, ["rules", "show", "navy"])
+    assert "Source of bar_entry" not in plain.output
+    for (knob, value), source in VALUE_SOURCES.items():
+        assert value in (True, False) if KNOB_VALUES[knob] is bool else value in KNOB_VALUES[knob]
+        if source.startswith("docs/"):
+            assert (Path(__file__).parent.parent / source.split(",")[0]).exists(), source

@@ -122,7 +122,7 @@ NON_DOUBLES = [(a, b) for a in range(1, 7) for b in range(a + 1, 7)]
 MOVE_MIXES = [
     dict(bar_first=bf, bar_entry=be, home=h, home_after_all_in=ha, bearoff=bo)
     for bf in (False, True)
-    for be in ("any", "doubles-only")
+    for be in ("any", "doubles-only", "bonus-only")
     for h in ("free", "locked")
     for ha in ("free", "bearoff-only")
     for bo in ("exact", "standard")

@@ -60,7 +60,7 @@ ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]  # the 21 rolls
 # The knobs that change single moves, and every mix of them.
 MOVE_KNOBS = {
     "bar_first": (False, True),
-    "bar_entry": ("any", "doubles-only"),
+    "bar_entry": ("any", "doubles-only", "bonus-only"),
     "home": ("free", "locked"),
     "home_after_all_in": ("free", "bearoff-only"),
     "bearoff": ("exact", "standard"),
@@ -174,7 +174,7 @@ def random_board(rng: np.random.Generator) -> np.ndarray:
 
 @njit
 def _source_mismatches(boards, rules):
-    """Boards x dice x doubles flag where legal_sources and its expansion legal_moves disagree."""
+    """Boards x dice x bar-entry flag where legal_sources and its expansion legal_moves disagree."""
     moves = np.zeros((L.N_POINTS + 2, 2), dtype=np.int64)
     bad = 0
     for i in range(boards.shape[0]):
@@ -182,8 +182,8 @@ def _source_mismatches(boards, rules):
         occupied = occupied_mask(board)
         open_bits = open_mask(board)
         for die in range(1, 7):
-            for doubles in (False, True):
-                n = legal_moves(board, rules, die, doubles, open_bits, occupied, moves)
+            for bar_entry_ok in (False, True):
+                n = legal_moves(board, rules, die, bar_entry_ok, open_bits, occupied, moves)
                 expected = 0
                 for j in range(n):
                     src = moves[j, 0]
@@ -203,7 +203,7 @@ def _source_mismatches(boards, rules):
                     expected |= 1 << rank
                 got = legal_sources(
                     board[L.BAR], board[L.WAITING], board[L.OFF], die,
-                    rules[L.R_BAR_ENTRY] != L.BAR_ENTRY_DOUBLES_ONLY or doubles,
+                    bar_entry_ok,
                     rules[L.R_BAR_FIRST] != 0, rules[L.R_HOME] == L.HOME_LOCKED,
                     rules[L.R_HOME_AFTER_ALL_IN] == L.HOME_AFTER_ALL_IN_BEAROFF_ONLY,
                     rules[L.R_BEAROFF] == L.BEAROFF_STANDARD, open_bits, occupied,

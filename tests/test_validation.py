@@ -53,6 +53,7 @@ from acesim.streams import block_keys
 from acesim.strategies import load_strategy
 from tests.reference_rules import (
     all_sequences,
+    bar_may_enter,
     doubles_by_layers,
     reference_plays,
     single_moves,
@@ -138,13 +139,14 @@ def reference_results(state: tuple, dice: tuple[int, int]) -> set[tuple]:
     if a == b:  # fixed order; sequences meeting in one state are followed once
         finals, _ = doubles_by_layers(BACKGAMMON, state, [a] * 4, None)
         return finals
-    sequences = all_sequences(BACKGAMMON, state, [a, b], False, None)
-    sequences += all_sequences(BACKGAMMON, state, [b, a], False, None)
+    may_enter = bar_may_enter(BACKGAMMON, (a, b))
+    sequences = all_sequences(BACKGAMMON, state, [a, b], may_enter, None)
+    sequences += all_sequences(BACKGAMMON, state, [b, a], may_enter, None)
     used = max(len(moves) for moves, _ in sequences)
     best = [(moves, final) for moves, final in sequences if len(moves) == used]
     if used == 1:  # only one die playable: the higher one if it alone can be played
         high, low = max(a, b), min(a, b)
-        wanted = high if single_moves(BACKGAMMON, state, high, False) else low
+        wanted = high if single_moves(BACKGAMMON, state, high, bar_may_enter(BACKGAMMON, (high, low))) else low
         best = [(moves, final) for moves, final in best if moves[0][0] == wanted]
     return {final for _, final in best}
 

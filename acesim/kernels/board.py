@@ -9,8 +9,10 @@ import numpy as np
 from numba import njit
 
 from acesim.kernels.layout import (
+    ACEY_DEUCEY_NONE,
     BAR,
-    BAR_ENTRY_DOUBLES_ONLY,
+    BAR_ENTRY_ANY,
+    BAR_ENTRY_BONUS_ONLY,
     BEAROFF_STANDARD,
     BOARD_SIZE,
     FROM_BAR,
@@ -24,6 +26,7 @@ from acesim.kernels.layout import (
     OPP_BAR,
     OPP_OFF,
     OPP_WAITING,
+    R_ACEY_DEUCEY,
     R_BAR_ENTRY,
     R_BAR_FIRST,
     R_BEAROFF,
@@ -59,19 +62,35 @@ def entry_point(die):
 
 
 @njit(cache=True)
-def move_target(board, rules, src, die, doubles_segment, home):
+def bar_entry_open(rules, die_a, die_b):
+    """Whether a hit checker may re-enter during the segment of the roll ``die_a``-``die_b`` (``bar_entry``).
+
+    The one place the knob is read. ``any``: every segment. ``doubles-only``: a doubles segment (a
+    rolled double, the double chosen after a 1-2, the European complement with it). ``bonus-only``:
+    those and the rolled 1-2 itself, where a 1-2 earns a bonus. A segment of one die passes
+    ``die_b = 0``.
+    """
+    entry = rules[R_BAR_ENTRY]
+    if entry == BAR_ENTRY_ANY or die_a == die_b:
+        return True
+    one_two = (die_a == 1 and die_b == 2) or (die_a == 2 and die_b == 1)
+    return entry == BAR_ENTRY_BONUS_ONLY and one_two and rules[R_ACEY_DEUCEY] != ACEY_DEUCEY_NONE
+
+
+@njit(cache=True)
+def move_target(board, rules, src, die, bar_entry_ok, home):
     """Where the checker at ``src`` lands with ``die``, or ILLEGAL.
 
-    ``home`` is ``all_home(board)``, passed in because the caller tries every
-    source against the same board.
+    ``bar_entry_ok`` is ``bar_entry_open`` of the segment; ``home`` is
+    ``all_home(board)``, passed in because the caller tries every source
+    against the same board.
     """
     bar_blocks = rules[R_BAR_FIRST] != 0 and board[BAR] > 0
     if src == FROM_BAR or src == FROM_WAITING:
         if src == FROM_BAR:
             if board[BAR] == 0:
                 return ILLEGAL
-            # bar_entry = doubles-only: a hit checker re-enters only on a doubles segment
-            if rules[R_BAR_ENTRY] == BAR_ENTRY_DOUBLES_ONLY and not doubles_segment:
+            if not bar_entry_ok:
                 return ILLEGAL
         else:
             if board[WAITING] == 0 or bar_blocks:
@@ -157,8 +176,8 @@ def legal_sources(bar, waiting, off, die, bar_entry_ok, bar_first, locked, bearo
     The rules of ``move_target`` (the readable reference; the tests check the
     two agree) in mask form, for a mover with ``bar``, ``waiting`` and ``off``
     checkers on those places and on the points of ``occupied``.  The flags are
-    the rule knobs: ``bar_entry_ok`` is "bar_entry = any, or a doubles
-    segment".  A source fixes the move: a point above the die moves down by
+    the rule knobs: ``bar_entry_ok`` is ``bar_entry_open`` of the
+    segment.  A source fixes the move: a point above the die moves down by
     it, one at or below it bears off, the bar and waiting enter on 25 - die.
     Scalars only, so the searches inline it at no reference-counting cost.
     """
@@ -191,7 +210,7 @@ def legal_sources(bar, waiting, off, die, bar_entry_ok, bar_first, locked, bearo
 
 
 @njit(cache=True)
-def legal_moves(board, rules, die, doubles_segment, open_bits, occupied, moves):
+def legal_moves(board, rules, die, bar_entry_ok, open_bits, occupied, moves):
     """Every legal single move with ``die``, one per source, into ``moves``; return the count.
 
     ``legal_sources`` of the board, as moves: the bar's entry, waiting's, the
@@ -199,7 +218,7 @@ def legal_moves(board, rules, die, doubles_segment, open_bits, occupied, moves):
     """
     bits = legal_sources(
         board[BAR], board[WAITING], board[OFF], die,
-        rules[R_BAR_ENTRY] != BAR_ENTRY_DOUBLES_ONLY or doubles_segment, rules[R_BAR_FIRST] != 0,
+        bar_entry_ok, rules[R_BAR_FIRST] != 0,
         rules[R_HOME] == HOME_LOCKED, rules[R_HOME_AFTER_ALL_IN] == HOME_AFTER_ALL_IN_BEAROFF_ONLY,
         rules[R_BEAROFF] == BEAROFF_STANDARD, open_bits, occupied,
     )

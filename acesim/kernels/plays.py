@@ -21,7 +21,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from acesim.kernels.board import apply_move, die_played_alone, legal_moves, occupied_mask, open_mask
+from acesim.kernels.board import apply_move, bar_entry_open, die_played_alone, legal_moves, occupied_mask, open_mask
 from acesim.kernels.layout import (
     BAR,
     OPP_BAR,
@@ -167,7 +167,7 @@ def _child_key(board, parent_words, src, dst, key):
 
 
 @njit(cache=True, _nrt=False)
-def _expand(nodes, words, occupied_masks, parent, srcs, dsts, slots, moves, key, rules, node, die, doubles_segment,
+def _expand(nodes, words, occupied_masks, parent, srcs, dsts, slots, moves, key, rules, node, die, bar_entry_ok,
             open_bits, end, dedupe, stamp, mask):
     """Append every position one ``die`` away from ``node``; return the new end or FULL.
 
@@ -179,7 +179,7 @@ def _expand(nodes, words, occupied_masks, parent, srcs, dsts, slots, moves, key,
     if board[OFF] == N_CHECKERS:
         return end  # the game ended with the last checker off: nothing more is played
     occupied = occupied_masks[node]
-    n = legal_moves(board, rules, die, doubles_segment, open_bits, occupied, moves)
+    n = legal_moves(board, rules, die, bar_entry_ok, open_bits, occupied, moves)
     cap = nodes.shape[0]
     for i in range(n):
         src, dst = moves[i, 0], moves[i, 1]
@@ -203,14 +203,14 @@ def _expand(nodes, words, occupied_masks, parent, srcs, dsts, slots, moves, key,
 
 
 @njit(cache=True)
-def _expand_level(ws, words, rules, first, stop, die, doubles_segment, open_bits, end, dedupe):
+def _expand_level(ws, words, rules, first, stop, die, bar_entry_ok, open_bits, end, dedupe):
     stamp, mask = _new_level(ws, first, stop)
     nodes, occupied, parent, src, dst, slots, moves, key = (
         ws.nodes, ws.occupied, ws.parent, ws.src, ws.dst, ws.slots, ws.moves, ws.key
     )
     for node in range(first, stop):
         end = _expand(nodes, words, occupied, parent, src, dst, slots, moves, key, rules, node, die,
-                      doubles_segment, open_bits, end, dedupe, stamp, mask)
+                      bar_entry_ok, open_bits, end, dedupe, stamp, mask)
         if end == FULL:
             return FULL
     return end
@@ -233,15 +233,16 @@ def enumerate_plays(board, rules, segment, n_dice, ws, out):
     ws.occupied[0] = occupied_mask(board)
     open_bits = open_mask(board)
     doubles_segment = n_dice >= 2 and segment[0] == segment[1]
+    bar_entry_ok = bar_entry_open(rules, segment[0], segment[1] if n_dice >= 2 else 0)
 
     if n_dice == 2 and not doubles_segment:
         hi = max(segment[0], segment[1])
         lo = min(segment[0], segment[1])
         # one die from the root: positions differ by source, so no dedupe needed
-        a_end = _expand_level(ws, words, rules, 0, 1, hi, False, open_bits, 1, False)
+        a_end = _expand_level(ws, words, rules, 0, 1, hi, bar_entry_ok, open_bits, 1, False)
         if a_end == FULL:
             return FULL
-        b_end = _expand_level(ws, words, rules, 0, 1, lo, False, open_bits, a_end, False)
+        b_end = _expand_level(ws, words, rules, 0, 1, lo, bar_entry_ok, open_bits, a_end, False)
         if b_end == FULL:
             return FULL
         stamp, mask = _new_level(ws, 1, b_end)
@@ -249,7 +250,7 @@ def enumerate_plays(board, rules, segment, n_dice, ws, out):
         for node in range(1, b_end):
             die = lo if node < a_end else hi
             end = _expand(ws.nodes, words, ws.occupied, ws.parent, ws.src, ws.dst, ws.slots, ws.moves, ws.key, rules,
-                          node, die, False, open_bits, end, True, stamp, mask)
+                          node, die, bar_entry_ok, open_bits, end, True, stamp, mask)
             if end == FULL:
                 return FULL
         if end > b_end:
@@ -265,7 +266,7 @@ def enumerate_plays(board, rules, segment, n_dice, ws, out):
     first, stop, used = 0, 1, 0
     for k in range(n_dice):
         end = _expand_level(
-            ws, words, rules, first, stop, segment[k], doubles_segment, open_bits, stop, k > 0
+            ws, words, rules, first, stop, segment[k], bar_entry_ok, open_bits, stop, k > 0
         )
         if end == FULL:
             return FULL

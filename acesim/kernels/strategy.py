@@ -48,7 +48,7 @@ import numpy as np
 from numba import njit
 
 from acesim.kernels import board as _board
-from acesim.kernels.board import die_played_alone, open_mask
+from acesim.kernels.board import bar_entry_open, die_played_alone, open_mask
 from acesim.kernels.evaluate import (
     S_MINE,
     S_OFF,
@@ -285,6 +285,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
     """
     hi = max(die_a, die_b)
     lo = min(die_a, die_b)
+    entry = bar_entry_open(rules, hi, lo)
     open_bits = open_mask(board)
     pairs[:] = 0
     summarize(board, sums[0])
@@ -293,7 +294,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
     best_score = -np.inf
     best_d1, best_src1, best_dst1, best_src2, best_dst2 = 0, 0, 0, 0, 0
     # higher die first: every play, each pair of moves noted
-    m1 = legal_moves(board, rules, hi, False, open_bits, occupied, first_moves)
+    m1 = legal_moves(board, rules, hi, entry, open_bits, occupied, first_moves)
     for i in range(m1):
         src1, dst1 = first_moves[i, 0], first_moves[i, 1]
         first = moved_summary(root, board, src1, dst1)
@@ -301,7 +302,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
             continue  # won with one die: a leaf one die deep
         _copy_board(child, board)
         apply_move(child, src1, dst1)
-        m2 = legal_moves(child, rules, lo, False, open_bits, first[S_MINE], second_moves)
+        m2 = legal_moves(child, rules, lo, entry, open_bits, first[S_MINE], second_moves)
         seen = 0
         for j in range(m2):
             src2, dst2 = second_moves[j, 0], second_moves[j, 1]
@@ -312,7 +313,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
                 best_d1, best_src1, best_dst1, best_src2, best_dst2 = hi, src1, dst1, src2, dst2
         pairs[src1] = seen
     # lower die first: only the pairs not already played the other way round
-    m1 = legal_moves(board, rules, lo, False, open_bits, occupied, first_moves)
+    m1 = legal_moves(board, rules, lo, entry, open_bits, occupied, first_moves)
     for i in range(m1):
         src1, dst1 = first_moves[i, 0], first_moves[i, 1]
         first = moved_summary(root, board, src1, dst1)
@@ -320,7 +321,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
             continue
         _copy_board(child, board)
         apply_move(child, src1, dst1)
-        m2 = legal_moves(child, rules, hi, False, open_bits, first[S_MINE], second_moves)
+        m2 = legal_moves(child, rules, hi, entry, open_bits, first[S_MINE], second_moves)
         for j in range(m2):
             src2, dst2 = second_moves[j, 0], second_moves[j, 1]
             if (pairs[src2] >> src1) & 1:
@@ -335,10 +336,10 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
         apply_move(result, best_src2, best_dst2)
         return 2, best_score
     # no play uses both dice: one die, by the higher-die rule
-    m1 = legal_moves(board, rules, hi, False, open_bits, occupied, first_moves)
+    m1 = legal_moves(board, rules, hi, entry, open_bits, occupied, first_moves)
     d = die_played_alone(hi, lo, m1 > 0)
     if d != hi:
-        m1 = legal_moves(board, rules, d, False, open_bits, occupied, first_moves)
+        m1 = legal_moves(board, rules, d, entry, open_bits, occupied, first_moves)
     if m1 == 0:
         return 0, tuple_score(root, weights)
     for i in range(m1):
@@ -383,7 +384,7 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
                 continue
             _copy_board(parent, boards[cur, b])
             here = summary_of(sums[cur, b])
-            m = legal_moves(parent, rules, die, True, open_bits, here[S_MINE], moves)
+            m = legal_moves(parent, rules, die, bar_entry_open(rules, die, die), open_bits, here[S_MINE], moves)
             for i in range(m):
                 src, dst = moves[i, 0], moves[i, 1]
                 child_summary = moved_summary(here, parent, src, dst)
@@ -478,7 +479,7 @@ def _ranked_plays(board, rules, segment, n, width, ranker, boards, scores, sums,
             if boards[cur, b, OFF] == N_CHECKERS:
                 continue  # the game ended here; a deeper play, if any, is the legal one
             _take_row(boards, sums, cur, b, parent, parent_sum)
-            m = legal_moves(parent, rules, die, True, open_bits, parent_sum[S_MINE], moves)
+            m = legal_moves(parent, rules, die, bar_entry_open(rules, die, die), open_bits, parent_sum[S_MINE], moves)
             for i in range(m):
                 src, dst = moves[i, 0], moves[i, 1]
                 update_summary(parent_sum, parent, src, dst, child_sum)

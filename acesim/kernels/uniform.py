@@ -79,10 +79,9 @@ from numba.core import cgutils
 from numba.core.extending import intrinsic
 
 from acesim.kernels.bits import lowest_set
-from acesim.kernels.board import OUTSIDE_BITS, RANK_BAR, RANK_WAITING, die_played_alone, legal_sources
+from acesim.kernels.board import OUTSIDE_BITS, RANK_BAR, RANK_WAITING, bar_entry_open, die_played_alone, legal_sources
 from acesim.kernels.layout import (
     BAR,
-    BAR_ENTRY_DOUBLES_ONLY,
     BEAROFF_STANDARD,
     BOARD_DTYPE,
     BOARD_SIZE,
@@ -94,7 +93,6 @@ from acesim.kernels.layout import (
     N_POINTS,
     OFF,
     OPP_BAR,
-    R_BAR_ENTRY,
     R_BAR_FIRST,
     R_BEAROFF,
     R_HOME,
@@ -676,7 +674,7 @@ def _search(board, rules, segment, n_dice, scratch):
     """
     a, b, occupied, open_bits = _set_start(board, scratch)
     doubles_segment = n_dice >= 2 and segment[0] == segment[1]
-    bar_entry_ok = rules[R_BAR_ENTRY] != BAR_ENTRY_DOUBLES_ONLY or doubles_segment
+    bar_entry_ok = bar_entry_open(rules, segment[0], segment[1] if n_dice >= 2 else 0)
     bar_first = rules[R_BAR_FIRST] != 0
     locked = rules[R_HOME] == HOME_LOCKED
     bearoff_only = rules[R_HOME_AFTER_ALL_IN] == HOME_AFTER_ALL_IN_BEAROFF_ONLY
