@@ -81,7 +81,7 @@ def test_rows_told_apart_by_two_columns_repeat_both():
     check_fits(text, [c for row in rows for c in row[2:]] + ["american", "navy"], 60)
     assert "second mover's" in text
     assert len(tables) > 1
-    assert all(t.columns[0].header == "rule set" and t.columns[1].header == "figure" for t in tables)
+    assert all(str(t.columns[0].header) == "rule set" and str(t.columns[1].header) == "figure" for t in tables)
 
 
 def test_markdown_blocks_keep_the_text_and_read_the_tables():
