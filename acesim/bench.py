@@ -33,7 +33,7 @@ from acesim.rollout import rollout
 from acesim.rules import PRESETS, load_ruleset
 from acesim.sampling import sample_positions
 from acesim.strategies import load_strategy, resolve_spec
-from acesim.terminal import WIDTH, key_count, text_table
+from acesim.terminal import WIDTH, key_count, markdown_table, text_table
 
 
 PASSES = 7
@@ -320,9 +320,7 @@ def _render(header: list[str], lines: list[list[str]], markdown: bool, width: in
     the last column, when it is the words of ``how``, wraps.
     """
     if markdown:
-        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        out += ["| " + " | ".join(line) + " |" for line in lines]
-        return "\n".join(out)
+        return "\n".join(markdown_table(header, lines))
     text = {len(header) - 1} if header[-1] == "how" else set()
     keys = key_count([line[: len(header) - len(text)] for line in lines])
     return "\n".join(text_table(header, lines, width, keys=keys, left=set(range(len(header))), text=text))
@@ -393,6 +391,11 @@ def bench_cluster(rules: str, strategy: str, games: int, workers: int, seed: int
     }
 
 
+def _in_play(board) -> bool:
+    """Neither side has borne off every checker: a position there is something to analyse in."""
+    return board[L.OFF] < L.N_CHECKERS and board[L.OPP_OFF] < L.N_CHECKERS
+
+
 def bench_hint(n_positions: int, seed: int, markdown: bool = False) -> str:
     """Seconds per ``acesim.analysis.hint`` call, per preset and ply, over positions of random games.
 
@@ -403,9 +406,9 @@ def bench_hint(n_positions: int, seed: int, markdown: bool = False) -> str:
     lines = []
     for name, ruleset in PRESETS.items():
         boards, dice = sample_positions(ruleset, n_positions, seed)
-        boards = [b for b in boards if b[L.OFF] < L.N_CHECKERS and b[L.OPP_OFF] < L.N_CHECKERS]
-        positions = [Position.from_board(b) for b in boards]
-        rolls = [(int(a), int(b)) for a, b in dice[: len(positions)]]
+        playing = [i for i, b in enumerate(boards) if _in_play(b)]
+        positions = [Position.from_board(boards[i]) for i in playing]
+        rolls = [(int(dice[i][0]), int(dice[i][1])) for i in playing]
         strategy = resolve_spec("best", ruleset)
         for ply in (0, 1, 2):
             hint(ruleset, Position.start(ruleset.start), (1, 2), strategy, ply)  # compile or load the kernels
@@ -434,9 +437,7 @@ def bench_rollout(n_positions: int, trials: int, seed: int, workers: int, markdo
     for name, ruleset in PRESETS.items():
         boards, _ = sample_positions(ruleset, n_positions, seed)
         plain, reduced, seconds = [], [], 0.0
-        for board in boards:
-            if board[L.OFF] == L.N_CHECKERS or board[L.OPP_OFF] == L.N_CHECKERS:
-                continue
+        for board in filter(_in_play, boards):
             result = rollout(ruleset, Position.from_board(board), trials, "best", seed=seed, workers=workers)
             row = result.candidates.iloc[0]
             plain.append(row["sd_plain"] ** 2)
