@@ -80,7 +80,8 @@ def _late_help(key: str) -> str:
 
         shipped = ", ".join(sorted(p.stem for p in model_dir().glob("*.npz"))) or "none"
         return (f"Strategies: {', '.join(strategy_names())}; learned:NAME of a shipped model ({shipped}) or "
-                f"learned:PATH.npz; NAME@full searches every play, NAME@beam=K a beam of K positions.")
+                f"learned:PATH.npz; best: the rule set's shipped learned model, else expert; NAME@full searches "
+                f"every play, NAME@beam=K a beam of K positions.")
     from acesim.report import report_sizes_from_numbers
 
     return f"{report_sizes_from_numbers(ANALYSIS_GAMES)[key]:,}"
@@ -99,6 +100,17 @@ class LateHelp(typer.core.TyperCommand):
 # Tables are laid out for 100 columns, or the terminal's width if it is wider (acesim.terminal);
 # piped output would otherwise be cut to 80 columns.
 console = Console(highlight=False, width=max(shutil.get_terminal_size().columns, WIDTH))
+
+POSITION_HELP = "'start', a position ID, inline JSON, a .json file, a GNU ID or an XGID."
+
+
+def _check_scheduler(scheduler: str | None) -> None:
+    """Refuse a bad --scheduler before any work (Dask is imported only when one is given)."""
+    if scheduler is not None:
+        from acesim.cluster import check_scheduler
+
+        check_scheduler(scheduler)
+
 
 RulesOption = Annotated[
     str, typer.Option("--rules", "-r", help="Preset name or a .toml/.json rules file.")
@@ -188,7 +200,7 @@ def _show_value(value: str | bool) -> str:
 @app.command("show")
 def show(
     position: Annotated[
-        str, typer.Argument(help="'start', a position ID, inline JSON, a .json file, a GNU ID or an XGID.")
+        str, typer.Argument(help=POSITION_HELP)
     ],
     rules: RulesOption = "european",
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON form.")] = False,
@@ -217,7 +229,7 @@ def moves(
     rule: RuleOverride = None,
     position: Annotated[
         Optional[str],
-        typer.Option("--position", "-p", help="'start', a position ID, inline JSON, a .json file, a GNU ID or an XGID."),
+        typer.Option("--position", "-p", help=POSITION_HELP),
     ] = None,
     dice: Annotated[
         Optional[str], typer.Option("--dice", "-d", help="Two dice, e.g. 6-3; d-d is the doubles segment.")
@@ -273,14 +285,13 @@ def moves(
 @app.command("hint", cls=LateHelp)
 def hint(
     position: Annotated[
-        str, typer.Option("--position", "-p", help="'start', a position ID, inline JSON, a .json file, a GNU ID or an XGID.")
+        str, typer.Option("--position", "-p", help=POSITION_HELP)
     ],
     dice: Annotated[str, typer.Option("--dice", "-d", help="The roll, e.g. 6-3 or 1-2.")],
     rules: RulesOption = "european",
     rule: RuleOverride = None,
     strategy: Annotated[str, typer.Option(
-        "--strategy", help=f"The evaluating strategy; best: the rule set's shipped learned model, else expert. "
-                       f"{STRATEGIES}")
+        "--strategy", help=f"The evaluating strategy. {STRATEGIES}")
     ] = "best",
     ply: Annotated[int, typer.Option(
         "--ply", min=0, max=2, help="0: heuristic score; 1: the strategy's evaluation; 2: one roll deeper.")] = 1,
@@ -497,10 +508,7 @@ def simulate(
 
     with one_line_errors():
         n_workers = _worker_count(workers)
-        if scheduler is not None:
-            from acesim.cluster import check_scheduler
-
-            check_scheduler(scheduler)
+        _check_scheduler(scheduler)
         if resume is not None:
             if out is not None or force:
                 raise AcesimError("--resume continues the run in its own folder; drop --out and --force")
@@ -534,7 +542,7 @@ def simulate(
 @app.command("rollout", cls=LateHelp)
 def rollout(
     position: Annotated[
-        str, typer.Option("--position", "-p", help="'start', a position ID, inline JSON, a .json file, a GNU ID or an XGID.")
+        str, typer.Option("--position", "-p", help=POSITION_HELP)
     ],
     rules: RulesOption = "european",
     rule: RuleOverride = None,
@@ -543,8 +551,7 @@ def rollout(
     candidates: Annotated[int, typer.Option("--candidates", min=1, max=64, help="Plays rolled out with --dice.")] = 4,
     games: Annotated[int, typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="Trials per candidate.")] = 1296,
     strategy: Annotated[str, typer.Option(
-        "--strategy", help=f"Both sides' strategy; best: the rule set's shipped learned model, else expert. "
-                       f"{STRATEGIES}")
+        "--strategy", help=f"Both sides' strategy. {STRATEGIES}")
     ] = "best",
     truncate: Annotated[int, typer.Option(
         "--truncate", min=0, max=MAX_TURN_CAP, help="Stop each trial after this many rolls (0: play to the end).")] = 0,
@@ -569,10 +576,7 @@ def rollout(
         ruleset = load_ruleset(rules, rule or ())
         pos = parse_position(position, ruleset.start)
         n_workers = _worker_count(workers)
-        if scheduler is not None:
-            from acesim.cluster import check_scheduler
-
-            check_scheduler(scheduler)
+        _check_scheduler(scheduler)
         with _progress_bar(games, "trials", progress and not as_json, "trials") as advance:
             result = roll_out(ruleset, pos, games, strategy, dice, candidates, truncate, seed, until_ci, reduce,
                               n_workers, scheduler, on_progress=(lambda n, half: advance(n, f"±{half:.3f}")) if advance else None)
@@ -591,9 +595,8 @@ def ladder(
     ] = 1000,
     strategies: Annotated[
         Optional[str],
-        typer.Option("--strategies", help="Comma-separated strategies; best: the rule set's shipped learned "
-                                          f"model, else expert. {STRATEGIES}  [default: every strategy of the "
-                                          "weights file]"),
+        typer.Option("--strategies", help=f"Comma-separated strategies. {STRATEGIES}  [default: every strategy "
+                                          "of the weights file]"),
     ] = None,
     strategies_file: Annotated[
         Optional[Path], typer.Option("--strategies-file", help="Weights file instead of the built-in one.")
@@ -798,10 +801,7 @@ def _analysis(
         n_workers = _worker_count(workers)
         if out is not None:
             R.check_output(out, force)
-        if scheduler is not None:
-            from acesim.cluster import check_scheduler
-
-            check_scheduler(scheduler)
+        _check_scheduler(scheduler)
         with _progress_bar(plan.games_to_play(), name, progress) as advance:
             results = R.build(plan, n_workers, advance, scheduler)
         t = R.tables(plan, results)
@@ -823,8 +823,7 @@ _ANALYSIS_OPTIONS = [
     ("sweep", SweepOption, None, None),
     ("games", _analysis_games, ANALYSIS_GAMES, None),
     ("strategy", Annotated[str, typer.Option(
-        "--strategy", help=f"The strategy both sides play; best: the rule set's shipped learned model, else "
-                           f"expert. {STRATEGIES}")], "best", None),
+        "--strategy", help=f"The strategy both sides play. {STRATEGIES}")], "best", None),
     ("equity_games", EquityGames, None, ("bonus", "luck")),
     ("luck_games", LuckGames, None, ("bonus", "luck")),
     ("ladder_games", LadderGames, None, ("luck",)),

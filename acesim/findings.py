@@ -28,11 +28,11 @@ def percent(x: float, low: float, high: float, digits: int = 1) -> str:
     return f"{100 * x:.{digits}f}% [{100 * low:.{digits}f}%, {100 * high:.{digits}f}%]"
 
 
-def points_of_percent(x: float, low: float, high: float, digits: int = 1, scale: float = 100.0) -> str:
+def points_of_percent(x: float, low: float, high: float, digits: int = 1) -> str:
     """A difference of rates or win chances, in percentage points: ``+1.2 pp [+0.4, +2.0]``."""
     if x is None or math.isnan(x):
         return "–"
-    return f"{scale * x:+.{digits}f} pp [{scale * low:+.{digits}f}, {scale * high:+.{digits}f}]"
+    return f"{100 * x:+.{digits}f} pp [{100 * low:+.{digits}f}, {100 * high:+.{digits}f}]"
 
 
 def signed(x: float, low: float, high: float, digits: int = 2) -> str:

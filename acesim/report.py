@@ -13,7 +13,6 @@ import base64
 import dataclasses
 import html
 import json
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,6 +43,7 @@ from acesim.simulate import default_chunk_size
 from acesim.stats import Z95, wilson
 from acesim.strategies import load_strategy, resolve_spec
 from acesim.streams import check_seed
+from acesim.terminal import markdown_table
 from acesim.tasks import check_workers, map_tasks
 
 REPORT_MARK = "report.json"  # marks a folder as an acesim report (for --force)
@@ -344,12 +344,6 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
 # --- tables ---------------------------------------------------------------------------
 
 
-def _ci(x: float, low: float, high: float, digits: int = 3, scale: float = 1.0) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    return f"{x * scale:.{digits}f} [{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
-
-
 def relative_skill(results: list[RuleSetResult]) -> pd.DataFrame:
     """The ladder's strongest player (highest Elo) vs random, and the share of the result skill can
     move (docs/statistics.md, "Relative skill").
@@ -471,31 +465,23 @@ def _table_lines(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd
 
 
 def _comparison_lines(t: dict[str, pd.DataFrame], results: list[RuleSetResult]) -> list[str]:
-    comp = t["comparison"].set_index("rules")
-    lines = ["First mover, game length and forfeits (finished games; 95% intervals):", "",
-             "| rule set | games (finished) | first mover wins | first mover's net points per game | "
-             "rolls per game | turns per game | turns that forfeit a bonus | dice lost per game | "
-             "extra rolls per game |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for name, row in comp.iterrows():
+    rows = []
+    for name, row in t["comparison"].set_index("rules").iterrows():
         def ci(column: str, fmt=plain, digits: int = 1) -> str:
             return fmt(row[column], row[f"{column}_low"], row[f"{column}_high"], digits)
 
-        lines.append(
-            f"| {name} | {int(row['n']):,} ({int(row['finished']):,}) | {ci('first_mover_win_rate', percent)} | "
-            f"{ci('first_mover_points', signed, 3)} | {ci('rolls_per_game')} | {ci('turns_per_game')} | "
-            f"{ci('forfeit_share', percent, 2)} | {ci('dice_lost_per_game', plain, 2)} | "
-            f"{ci('extra_rolls_per_game', plain, 2)} |"
-        )
-    lines.append("")
+        rows.append([name, f"{int(row['n']):,} ({int(row['finished']):,})", ci("first_mover_win_rate", percent),
+                     ci("first_mover_points", signed, 3), ci("rolls_per_game"), ci("turns_per_game"),
+                     ci("forfeit_share", percent, 2), ci("dice_lost_per_game", plain, 2),
+                     ci("extra_rolls_per_game", plain, 2)])
+    lines = ["First mover, game length and forfeits (finished games; 95% intervals):", "",
+             *markdown_table(["rule set", "games (finished)", "first mover wins", "first mover's net points per game",
+                              "rolls per game", "turns per game", "turns that forfeit a bonus", "dice lost per game",
+                              "extra rolls per game"], rows), ""]
     if "paired_differences" in t:
         d = t["paired_differences"]
         m = int(d["m"].iloc[0])
-        lines += [f"Paired differences against **{results[0].rules.name}** on common dice: each rule set minus "
-                  f"{results[0].rules.name}, game by game ({m} intervals; * = excludes 0 after the Bonferroni "
-                  "correction for all of them):", "",
-                  "| rule set | figure | difference | paired 95% CI | unpaired 95% CI | width ratio |",
-                  "|---|---|---|---|---|---|"]
+        rows = []
         for row in d.itertuples():
             star = " *" if row.notable else ""
             label, unit = C.METRIC_LABELS[row.metric]
@@ -507,17 +493,18 @@ def _comparison_lines(t: dict[str, pd.DataFrame], results: list[RuleSetResult]) 
                 diff = f"{row.diff:+.3f} {unit}"
                 paired = f"[{row.paired_low:+.3f}, {row.paired_high:+.3f}]"
                 unpaired = f"[{row.unpaired_low:+.3f}, {row.unpaired_high:+.3f}]"
-            lines.append(f"| {row.rules} | {label} | {diff}{star} | {paired} | {unpaired} | {row.width_ratio:.2f} |")
-        lines.append("")
+            rows.append([row.rules, label, f"{diff}{star}", paired, unpaired, f"{row.width_ratio:.2f}"])
+        lines += [f"Paired differences against **{results[0].rules.name}** on common dice: each rule set minus "
+                  f"{results[0].rules.name}, game by game ({m} intervals; * = excludes 0 after the Bonferroni "
+                  "correction for all of them):", "",
+                  *markdown_table(["rule set", "figure", "difference", "paired 95% CI", "unpaired 95% CI",
+                                   "width ratio"], rows), ""]
     return lines
 
 
 def _bonus_lines(t: dict[str, pd.DataFrame], names: list[str]) -> list[str]:
-    lines = ["Value of the bonus rolls (logistic model of a side's win on its lead in doubles and in "
-             "1-2s; average marginal effect of one more than the opponent, bootstrap 95% CI over games):", "",
-             "| rule set | games | one more double | one more 1-2 | points per extra double | points per extra 1-2 |",
-             "|---|---|---|---|---|---|"]
     bm = t["bonus_model"]
+    rows = []
     for name in names:
         part = bm[bm["rules"] == name].set_index(["model", "term"])
 
@@ -525,64 +512,56 @@ def _bonus_lines(t: dict[str, pd.DataFrame], names: list[str]) -> list[str]:
             r = part.loc[(model, term)]
             return f"{r['effect']:+.2f}{unit} [{r['effect_ci95_low']:+.2f}, {r['effect_ci95_high']:+.2f}]"
 
-        lines.append(f"| {name} | {int(part['games'].iloc[0]):,} | {eff('win', 'doubles_diff', ' pp')} | "
-                     f"{eff('win', 'one_two_diff', ' pp')} | {eff('points', 'doubles_diff', '')} | "
-                     f"{eff('points', 'one_two_diff', '')} |")
-    lines.append("")
+        rows.append([name, f"{int(part['games'].iloc[0]):,}", eff("win", "doubles_diff", " pp"),
+                     eff("win", "one_two_diff", " pp"), eff("points", "doubles_diff", ""),
+                     eff("points", "one_two_diff", "")])
+    lines = ["Value of the bonus rolls (logistic model of a side's win on its lead in doubles and in "
+             "1-2s; average marginal effect of one more than the opponent, bootstrap 95% CI over games):", "",
+             *markdown_table(["rule set", "games", "one more double", "one more 1-2", "points per extra double",
+                              "points per extra 1-2"], rows), ""]
     rv = t["roll_values"]
-    lines += ["Value of the special rolls over the average roll (percentage points of win chance, 95% CI; "
-              "from the per-roll values of the luck games; n = positions valued):", "",
-              "| rule set | positions | 1-2 | 1-1 | 2-2 | 3-3 | 4-4 | 5-5 | 6-6 |", "|---|---|---|---|---|---|---|---|---|"]
+    special = ((1, 2), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6))
+    rows = []
     for name in names:
         part = rv[rv["rules"] == name].set_index(["die_1", "die_2"])
-        cells = [_ci(part.loc[(a, b), "value"], part.loc[(a, b), "ci95_low"], part.loc[(a, b), "ci95_high"], 1, 100)
-                 for a, b in ((1, 2), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6))]
-        lines.append(f"| {name} | {int(part['states'].iloc[0]):,} | " + " | ".join(cells) + " |")
-    lines.append("")
+        rows.append([name, f"{int(part['states'].iloc[0]):,}",
+                     *(plain(100 * part.loc[d, "value"], 100 * part.loc[d, "ci95_low"], 100 * part.loc[d, "ci95_high"])
+                       for d in special)])
+    lines += ["Value of the special rolls over the average roll (percentage points of win chance, 95% CI; "
+              "from the per-roll values of the luck games; n = positions valued):", "",
+              *markdown_table(["rule set", "positions", *(f"{a}-{b}" for a, b in special)], rows), ""]
     return lines
 
 
 def _luck_lines(plan: ReportPlan, t: dict[str, pd.DataFrame], results: list[RuleSetResult]) -> list[str]:
-    lk = t["luck"]
+    rows = [[row.rules, f"{row.games:,}",
+             percent(row.luckier_side_won, row.luckier_side_won_low, row.luckier_side_won_high),
+             percent(row.r2_result_on_net_luck, row.r2_low, row.r2_high), f"{100 * row.net_luck_sd:.1f} pp",
+             f"{percent(row.luck_adjusted_a_mean, row.luck_adjusted_a_low, row.luck_adjusted_a_high)} "
+             f"({100 * row.luck_adjusted_a_sd:.1f} pp)",
+             f"{row.equity_model}: {row.brier:.4f} ({row.brier_constant:.4f})"]
+            for row in t["luck"].itertuples()]
     lines = ["Luck (every roll of the luck games valued against all 21 rolls; 95% intervals):", "",
-             "| rule set | games | luckier side won | result variance explained by net luck (R²) | "
-             "sd of net luck | luck-adjusted win chance of seat A (sd) | equity model: Brier (constant) |",
-             "|---|---|---|---|---|---|---|"]
-    for row in lk.itertuples():
-        lines.append(
-            f"| {row.rules} | {row.games:,} | "
-            f"{percent(row.luckier_side_won, row.luckier_side_won_low, row.luckier_side_won_high)} | "
-            f"{percent(row.r2_result_on_net_luck, row.r2_low, row.r2_high)} | {100 * row.net_luck_sd:.1f} pp | "
-            f"{percent(row.luck_adjusted_a_mean, row.luck_adjusted_a_low, row.luck_adjusted_a_high)} "
-            f"({100 * row.luck_adjusted_a_sd:.1f} pp) | "
-            f"{row.equity_model}: {row.brier:.4f} ({row.brier_constant:.4f}) |"
-        )
-    lines += ["", "Skill (the ladder of strategies, each pairing played from both seats):", "",
-              "| rule set | strongest | Elo(strongest) − Elo(random) [95% CI] | strongest beats random | games | "
-              "relative skill RS |",
-              "|---|---|---|---|---|---|"]
+             *markdown_table(["rule set", "games", "luckier side won", "result variance explained by net luck (R²)",
+                              "sd of net luck", "luck-adjusted win chance of seat A (sd)",
+                              "equity model: Brier (constant)"], rows)]
     rs = t["relative_skill"].set_index("rules")
+    rows = []
     for r in results:
         elo = r.elo.set_index("strategy")
         best = elo["elo"].idxmax()
         spread = f"{skill_spread(r.elo):.0f} [{elo.loc[best, 'ci95_low']:.0f}, {elo.loc[best, 'ci95_high']:.0f}]"
         s = rs.loc[r.rules.name]
-        lines.append(
-            f"| {r.rules.name} | `{best}` | {spread} | "
-            f"{percent(s['win_rate_vs_random'], s['win_low'], s['win_high'])} | {int(s['games']):,} | "
-            f"{percent(s['relative_skill'], s['rs_low'], s['rs_high'])} |"
-        )
-    lines.append("")
+        rows.append([r.rules.name, f"`{best}`", spread, percent(s["win_rate_vs_random"], s["win_low"], s["win_high"]),
+                     f"{int(s['games']):,}", percent(s["relative_skill"], s["rs_low"], s["rs_high"])])
+    lines += ["", "Skill (the ladder of strategies, each pairing played from both seats):", "",
+              *markdown_table(["rule set", "strongest", "Elo(strongest) − Elo(random) [95% CI]",
+                               "strongest beats random", "games", "relative skill RS"], rows), ""]
     return lines
 
 
 def _knob_table(t: dict[str, pd.DataFrame]) -> list[str]:
-    k = t["rules"]
-    cols = list(k.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in k.itertuples(index=False):
-        lines.append("| " + " | ".join(str(v) for v in row) + " |")
-    return lines
+    return markdown_table(list(t["rules"].columns), t["rules"].itertuples(index=False))
 
 
 GLOSSARY = (

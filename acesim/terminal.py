@@ -8,6 +8,7 @@ replaced by an ellipsis: a plain table whose keys and widest column alone are
 wider than the terminal is printed wider than it (no table of acesim's comes
 near that at 100 columns; tests/test_terminal_tables.py).
 
+``markdown_table`` writes a Markdown table (for files: as wide as it is);
 ``text_table`` renders plain aligned columns (hint, rollout, bench);
 ``rich_tables`` builds ``rich`` tables (the CLI's), ``markdown_blocks`` splits
 Markdown into paragraphs and tables so the tables can be fitted the same way.
@@ -121,6 +122,12 @@ def layout(
             spare -= min(spare, len(short))
         out.append(Group(columns, widths))
     return out
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    """A Markdown table's lines: the header, the rule, one line per row."""
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(str(c) for c in row) + " |" for row in rows)]
 
 
 def text_table(
