@@ -19,6 +19,27 @@ checker was borne off.  The rules of section 2 are then applied to the finished
 sequences: keep those with the maximal number of dice used, and for a
 non-double that can only use one die keep the higher die when it alone can be
 played.
+
+Three house-rule knobs (docs/rules.md section 4, house rules) are read here
+from their definitions alone, each as a plain check on the current state
+before every single move (:func:`single_moves`), never on the state the
+segment started from:
+
+* ``enter_first``: ``all-in-first`` -- while the mover has a checker waiting,
+  no checker standing on a point may move (entering from waiting or from the
+  bar stays legal); ``midpoint`` -- while the mover has a checker waiting, no
+  checker may move from a point ``>= 13`` to a point below 13 (landing on 13
+  is legal; a checker already below 13 moves freely).  Both read only the
+  waiting count, whatever ``start`` is (under ``start = backgammon`` nobody
+  waits in a game, so there they change nothing).
+* ``hitting = after-home``: a move that lands on an opposing blot (entries
+  included) is legal only if the mover has, before that move, a checker on its
+  points 1-6 or a checker borne off.  The move that brings the first checker
+  home may not hit; a later die of the same segment may.
+* ``doubles = complement-after-1-2``: a rolled double is four of its number; the
+  double played after a 1-2 (``bonus=True``) is four of its number then four of
+  its complement, when ``acey_deucey`` is not ``none`` (with ``none`` there is no
+  1-2 bonus and the value plays as ``four``).
 """
 
 from __future__ import annotations
@@ -61,16 +82,31 @@ def to_position(state: tuple) -> Position:
     )
 
 
-def segment_of(rules: Ruleset, dice: tuple[int, int]) -> tuple[list[list[int]], bool]:
-    """The orders in which the segment's dice may be played, and whether it is a doubles segment."""
+def segment_of(
+    rules: Ruleset, dice: tuple[int, int], bonus: bool = False
+) -> tuple[list[list[int]], bool]:
+    """The orders in which the segment's dice may be played, and whether it is a doubles segment.
+
+    ``bonus``: the double ``dice = (d, d)`` is the one played after a 1-2 (chosen or
+    rolled by one die), not a rolled double.  Only ``doubles = complement-after-1-2``
+    reads it: four of ``d`` for a rolled double, four of ``d`` then four of ``7 - d``
+    for the bonus double (under ``acey_deucey = none`` there is no bonus double and
+    it plays as ``four``).
+    """
     a, b = dice
     if a != b:
+        if bonus:
+            raise ValueError(f"bonus is the double played after a 1-2, not {dice!r}")
         return [[a, b], [b, a]], False
+    c = 7 - a
     if rules.doubles == "four":
         return [[a] * 4], True
     if rules.doubles == "four-plus-complement":
-        c = 7 - a
         return [[a] * 4 + [c] * 4], True
+    if rules.doubles == "complement-after-1-2":
+        if bonus and rules.acey_deucey != "none":
+            return [[a] * 4 + [c] * 4], True
+        return [[a] * 4], True
     raise ValueError(f"unknown doubles rule {rules.doubles!r}")
 
 
@@ -105,6 +141,41 @@ def bar_may_enter(rules: Ruleset, dice: tuple[int, int]) -> bool:
     return rules.bar_entry == "bonus-only" and {a, b} == {1, 2} and rules.acey_deucey != "none"
 
 
+def has_home_or_off(state: tuple) -> bool:
+    """The mover has a checker on its points 1-6 or a checker borne off (``hitting = after-home``)."""
+    points, _, _, _, _, off_m, _ = state
+    if off_m > 0:
+        return True
+    for point in range(1, 7):
+        if points[point - 1] > 0:
+            return True
+    return False
+
+
+def house_rules_allow(rules: Ruleset, state: tuple, move: tuple) -> bool:
+    """The ``enter_first`` and ``hitting`` knobs for one single move on the current ``state``."""
+    points, _, _, wait_m, _, _, _ = state
+    source, destination = move
+
+    if rules.enter_first not in ("none", "all-in-first", "midpoint"):
+        raise ValueError(f"unknown enter_first rule {rules.enter_first!r}")
+    from_a_point = source not in (BAR, WAITING)
+    if wait_m > 0 and from_a_point:
+        # all-in-first: nothing standing on a point moves while a checker waits.
+        if rules.enter_first == "all-in-first":
+            return False
+        # midpoint: nothing passes point 13 while a checker waits (13 itself is fine).
+        if rules.enter_first == "midpoint" and source >= 13 and destination != OFF and destination < 13:
+            return False
+
+    if rules.hitting not in ("free", "after-home"):
+        raise ValueError(f"unknown hitting rule {rules.hitting!r}")
+    lands_on_blot = destination != OFF and points[destination - 1] == -1
+    if rules.hitting == "after-home" and lands_on_blot and not has_home_or_off(state):
+        return False
+    return True
+
+
 def single_moves(rules: Ruleset, state: tuple, die: int, may_enter: bool) -> list[tuple]:
     """All legal single-checker moves ``(source, destination)`` for ``die``.
 
@@ -112,7 +183,15 @@ def single_moves(rules: Ruleset, state: tuple, die: int, may_enter: bool) -> lis
 
     ``source`` is a point 1..24, ``BAR`` or ``WAITING``; ``destination`` a
     point 1..24 or ``OFF``.  Two different moves may lead to the same state.
+    The moves of section 2 are listed first, then :func:`house_rules_allow`
+    removes those the ``enter_first`` and ``hitting`` knobs forbid.
     """
+    moves = board_moves(rules, state, die, may_enter)
+    return [move for move in moves if house_rules_allow(rules, state, move)]
+
+
+def board_moves(rules: Ruleset, state: tuple, die: int, may_enter: bool) -> list[tuple]:
+    """The single moves of docs/rules.md section 2 (bar, waiting, home lock, bear-off), no house rules."""
     points, bar_m, _, wait_m, _, off_m, _ = state
     moves: list[tuple] = []
     entry_point = 25 - die
@@ -261,8 +340,11 @@ def reference_plays(
     dice: tuple[int, int],
     budget: int | None = None,
     merge_states: bool = False,
+    bonus: bool = False,
 ) -> tuple[set[Position], int]:
     """The distinct positions of the legal plays of the segment ``dice`` starts, and the dice used.
+
+    ``bonus``: ``dice = (d, d)`` is the double played after a 1-2 (see :func:`segment_of`).
 
     ``budget`` bounds the number of single moves explored; beyond it
     :class:`TooMuchWork` is raised.  ``merge_states`` plays a doubles segment
@@ -273,7 +355,7 @@ def reference_plays(
     if not (1 <= a <= 6 and 1 <= b <= 6):
         raise ValueError(f"bad dice {dice!r}")
     start = to_state(position)
-    orders, doubles_segment = segment_of(rules, dice)
+    orders, doubles_segment = segment_of(rules, dice, bonus)
     may_enter = bar_may_enter(rules, dice)
     counter = None if budget is None else [budget]
 
