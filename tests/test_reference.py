@@ -8,7 +8,8 @@ asked for the legal plays (distinct resulting positions) and the dice used on:
 * positions met in random games under each of the four presets;
 * the long European doubles segments (8 dice: the double and its complement);
 * Hypothesis: random knob mixes with positions from random games, and
-  arbitrary valid positions (spread, bear-off, bar-heavy) with random dice.
+  arbitrary valid positions (spread, bear-off, bar-heavy) with random dice,
+  and with the double played after a 1-2 (``bonus=True``).
 
 The reference is slow, so every comparison has a budget of single moves; a
 case over budget is skipped and counted, never silently.  The counts are
@@ -55,13 +56,18 @@ def _report_counts():
 # --- comparing ------------------------------------------------------------------
 
 
-def segment_length(rules: Ruleset, dice: tuple[int, int]) -> int:
+def segment_length(rules: Ruleset, dice: tuple[int, int], bonus: bool = False) -> int:
+    """2, 4 or 8; ``bonus``: the double played after a 1-2 (only complement-after-1-2 reads it)."""
     if dice[0] != dice[1]:
         return 2
-    return 8 if rules.doubles == "four-plus-complement" else 4
+    if rules.doubles == "four-plus-complement":
+        return 8
+    if rules.doubles == "complement-after-1-2" and bonus and rules.acey_deucey != "none":
+        return 8
+    return 4
 
 
-def describe(rules: Ruleset, pos: Position, dice, engine, ref) -> str:
+def describe(rules: Ruleset, pos: Position, dice, engine, ref, bonus: bool = False) -> str:
     engine_set, engine_used = engine
     ref_set, ref_used = ref
     knobs = {k: v for k, v in rules.knobs().items()}
@@ -71,7 +77,7 @@ def describe(rules: Ruleset, pos: Position, dice, engine, ref) -> str:
         "engine and reference disagree\n"
         f"position: {json.dumps(pos.to_json())}\n"
         f"rules: {json.dumps(knobs)}\n"
-        f"dice: {list(dice)}\n"
+        f"dice: {list(dice)}{' (bonus: the double after a 1-2)' if bonus else ''}\n"
         f"dice_used: engine {engine_used}, reference {ref_used}\n"
         f"plays: engine {len(engine_set)}, reference {len(ref_set)}\n"
         f"only in engine ({len(only_engine)}): {only_engine[:10]}\n"
@@ -80,14 +86,17 @@ def describe(rules: Ruleset, pos: Position, dice, engine, ref) -> str:
     )
 
 
-def compare(rules: Ruleset, pos: Position, dice, category: str, merged_fallback: bool = True) -> bool:
+def compare(
+    rules: Ruleset, pos: Position, dice, category: str, merged_fallback: bool = True, bonus: bool = False
+) -> bool:
     """Assert engine == reference; False (and a counted skip) when over budget.
 
     An 8-die segment first gets the plain walk of every sequence; when that is
     over budget and ``merged_fallback`` is on, the state-merging walk.
+    ``bonus``: the double ``dice`` is the one played after a 1-2.
     """
     dice = (int(dice[0]), int(dice[1]))
-    length = segment_length(rules, dice)
+    length = segment_length(rules, dice, bonus)
     attempts = [("plain walk", BUDGET_OTHER, False)]
     if length == 8:
         attempts = [("plain walk", BUDGET_EIGHT_DIE, False)]
@@ -95,12 +104,13 @@ def compare(rules: Ruleset, pos: Position, dice, category: str, merged_fallback:
             attempts.append(("merged states", BUDGET_MERGED, True))
     for walk, budget, merge_states in attempts:
         try:
-            ref = reference_plays(rules, pos, dice, budget=budget, merge_states=merge_states)
+            ref = reference_plays(rules, pos, dice, budget=budget, merge_states=merge_states, bonus=bonus)
         except TooMuchWork:
             continue
-        res = legal_plays(rules, pos, dice)
+        # ``bonus`` only when set: the other comparisons do not depend on the keyword.
+        res = legal_plays(rules, pos, dice, bonus=True) if bonus else legal_plays(rules, pos, dice)
         engine = (res.positions(), res.dice_used)
-        assert engine == ref, describe(rules, pos, dice, engine, ref)
+        assert engine == ref, describe(rules, pos, dice, engine, ref, bonus)
         assert res.complete == (res.dice_used == length)
         assert len(res.segment) == length
         STATS[f"{category} [{length}-die] checked, {walk}"] += 1
@@ -318,6 +328,15 @@ dice_rolls = st.one_of(
 @given(rules=rulesets(), pos=positions(), dice=dice_rolls)
 def test_arbitrary_positions(rules, pos, dice):
     if not compare(rules, pos, dice, "hypothesis arbitrary positions"):
+        event("skipped: over budget")
+
+
+@pytest.mark.slow
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=rulesets(), pos=positions(), die=st.integers(1, 6))
+def test_arbitrary_positions_bonus_doubles(rules, pos, die):
+    """The double played after a 1-2 (``bonus=True``): 8 dice under complement-after-1-2."""
+    if not compare(rules, pos, (die, die), "hypothesis arbitrary positions, bonus doubles", bonus=True):
         event("skipped: over budget")
 
 
