@@ -242,6 +242,21 @@ def test_midpoint_higher_die_rule_on_the_restricted_moves():
     both(MIDPOINT, pos, (6, 2), {P({13: 1, **CLOSED}, waiting=(14, 3))}, 1, (6, 2))
 
 
+def test_enter_first_double_from_the_start():
+    # All 15 waiting, opponent 15 waiting.  6-6 (four).
+    pos = P(waiting=(15, 15))
+    # all-in-first: four entries, waiting/19(4).
+    both(ALL_IN_FIRST, pos, (6, 6), {P({19: 4}, waiting=(11, 15))}, 4, (6, 6, 6, 6))
+    # midpoint: a checker may go waiting/19/13 but no further; e entries, m moves 19/13,
+    # m <= e, e + m = 4.
+    expected = {
+        P({19: 4}, waiting=(11, 15)),  # e=4
+        P({19: 2, 13: 1}, waiting=(12, 15)),  # e=3, m=1
+        P({13: 2}, waiting=(13, 15)),  # e=2, m=2
+    }
+    both(MIDPOINT, pos, (6, 6), expected, 4, (6, 6, 6, 6))
+
+
 # --- hitting = after-home --------------------------------------------------------------------
 
 
@@ -302,6 +317,21 @@ def test_after_home_bar_entry_onto_a_blot():
         P({24: 1, 13: 12, 8: 1, 20: -1}, waiting=(0, 14)),  # bar/24 13/8
     }
     both(AFTER_HOME, pos, (5, 1), expected, 2, (5, 1))
+
+
+def test_after_home_bar_first_freezes_when_every_entry_would_hit():
+    # Bar 1, 13:14, none off; opponent blots on our 19 and 20 (13 waiting).  6-5,
+    # american (bar first): bar/19* and bar/20* are refused, and nothing else may move.
+    pos = P({13: 14, 19: -1, 20: -1}, bar=(1, 0), waiting=(0, 13))
+    both_empty(AFTER_HOME, pos, (6, 5), (6, 5))
+    # Contrast, hitting = free: bar/19*/14, bar/19* 13/8, bar/20*/14, bar/20* 13/7.
+    expected_free = {
+        P({14: 1, 13: 14, 20: -1}, bar=(0, 1), waiting=(0, 13)),
+        P({19: 1, 13: 13, 8: 1, 20: -1}, bar=(0, 1), waiting=(0, 13)),
+        P({14: 1, 13: 14, 19: -1}, bar=(0, 1), waiting=(0, 13)),
+        P({20: 1, 13: 13, 7: 1, 19: -1}, bar=(0, 1), waiting=(0, 13)),
+    }
+    both(AMERICAN, pos, (6, 5), expected_free, 2, (6, 5))
 
 
 def test_after_home_earlier_die_brings_a_checker_home_later_die_hits():
