@@ -63,14 +63,13 @@ def _time_kernel(boards: np.ndarray, dice: np.ndarray, rules: np.ndarray) -> tup
     ws = new_workspace()
     out = np.zeros(3, dtype=np.int64)
     segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
-    four_plus = bool(rules[L.R_DOUBLES] == L.DOUBLES_FOUR_PLUS_COMPLEMENT)
-    while enumerate_each(boards, dice, rules, ws, out, segment, four_plus) == FULL:
+    while enumerate_each(boards, dice, rules, ws, out, segment) == FULL:
         ws = grown_workspace(ws)  # warm-up: compile and size the workspace
     best = float("inf")
     total = 0
     for _ in range(PASSES):
         start = time.process_time()
-        total = enumerate_each(boards, dice, rules, ws, out, segment, four_plus)
+        total = enumerate_each(boards, dice, rules, ws, out, segment)
         best = min(best, time.process_time() - start)
     return best / len(boards) * 1e6, total / len(boards)
 
@@ -80,16 +79,15 @@ def _time_python_calls(boards: np.ndarray, dice: np.ndarray, rules: np.ndarray) 
     ws = new_workspace()
     out = np.zeros(3, dtype=np.int64)
     segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
-    four_plus = bool(rules[L.R_DOUBLES] == L.DOUBLES_FOUR_PLUS_COMPLEMENT)
     for board, (a, b) in zip(boards, dice):  # warm-up and sizing
-        n = segment_of(a, b, four_plus, segment)
+        n = segment_of(rules, a, b, False, segment)
         while enumerate_plays(board, rules, segment, n, ws, out) == FULL:
             ws = grown_workspace(ws)
     best = float("inf")
     for _ in range(PASSES):
         start = time.process_time()
         for board, (a, b) in zip(boards, dice):
-            n = segment_of(a, b, four_plus, segment)
+            n = segment_of(rules, a, b, False, segment)
             enumerate_plays(board, rules, segment, n, ws, out)
         best = min(best, time.process_time() - start)
     return best / len(boards) * 1e6

@@ -234,6 +234,11 @@ def moves(
     dice: Annotated[
         Optional[str], typer.Option("--dice", "-d", help="Two dice, e.g. 6-3; d-d is the doubles segment.")
     ] = None,
+    bonus: Annotated[
+        bool,
+        typer.Option("--bonus", help="The double d-d is the one played after a 1-2, not a rolled one "
+                     "(they differ under doubles=complement-after-1-2)."),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Answer in the batch JSON form.")] = False,
     batch: Annotated[
         Optional[Path], typer.Option("--batch", help="JSON-lines file of queries ('-' for stdin).")
@@ -245,8 +250,10 @@ def moves(
     """Every legal play of a roll, or answers to a batch of queries (see docs/batch.md)."""
     if batch is not None:
         with one_line_errors():
-            if position is not None or dice is not None:
-                raise AcesimError("--batch takes its positions and dice from the file; drop --position/--dice")
+            if position is not None or dice is not None or bonus:
+                raise AcesimError(
+                    "--batch takes its positions and dice from the file; drop --position/--dice/--bonus"
+                )
             if out is not None:
                 aio.check_target(out)  # before the answers, and never a device, FIFO or symlink
             failed = _run_batch(batch, out)
@@ -267,7 +274,7 @@ def moves(
         ruleset = load_ruleset(rules, rule or ())
         pos = parse_position(position, ruleset.start)
         roll = parse_dice(dice)
-        result = legal_plays(ruleset, pos, roll)
+        result = legal_plays(ruleset, pos, roll, bonus)
     if as_json:
         typer.echo(json.dumps(result_to_json(result)))
         return

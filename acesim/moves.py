@@ -77,9 +77,8 @@ class _Enumerator:
         self.segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
         self.count = 0  # enumerations so far: tells a SegmentNodes whether the table is still its own
 
-    def run(self, board: np.ndarray, rules: np.ndarray, dice: tuple[int, int]) -> int:
-        four_plus = rules[L.R_DOUBLES] == L.DOUBLES_FOUR_PLUS_COMPLEMENT
-        n = segment_of(dice[0], dice[1], four_plus, self.segment)
+    def run(self, board: np.ndarray, rules: np.ndarray, dice: tuple[int, int], bonus: bool) -> int:
+        n = segment_of(rules, dice[0], dice[1], bonus, self.segment)
         self.count += 1
         while enumerate_plays(board, rules, self.segment, n, self.ws, self.out) == FULL:
             self.ws = grown_workspace(self.ws)
@@ -119,17 +118,28 @@ def parse_dice(value: Any) -> tuple[int, int]:
     return dice[0], dice[1]
 
 
-def _enumerate(rules: Ruleset, position: Position, dice: tuple[int, int]) -> tuple[np.ndarray, int]:
+def check_bonus(rules: Ruleset, dice: tuple[int, int], bonus: bool) -> None:
+    """``bonus`` (the double played after a 1-2) needs a double and rules with a 1-2 bonus."""
+    if not bonus:
+        return
+    if dice[0] != dice[1]:
+        raise AcesimError(f"the double played after a 1-2 must be a double, not {dice[0]}-{dice[1]}")
+    if rules.acey_deucey == "none":
+        raise AcesimError("these rules have no double after a 1-2 (acey_deucey = none)")
+
+
+def _enumerate(rules: Ruleset, position: Position, dice: tuple[int, int], bonus: bool) -> tuple[np.ndarray, int]:
     """Run the kernel; the plays are left in the shared workspace."""
     if position.off[0] == L.N_CHECKERS or position.off[1] == L.N_CHECKERS:
         raise AcesimError("the game is over in this position: a side has borne off all 15")
+    check_bonus(rules, dice, bonus)
     board = position.to_board()
-    return board, _ENUMERATOR.run(board, rules.to_array(), dice)
+    return board, _ENUMERATOR.run(board, rules.to_array(), dice, bonus)
 
 
-def count_plays(rules: Ruleset, position: Position, dice: tuple[int, int]) -> tuple[int, int]:
+def count_plays(rules: Ruleset, position: Position, dice: tuple[int, int], bonus: bool = False) -> tuple[int, int]:
     """``(number of legal plays, dice used)`` without building the plays."""
-    _enumerate(rules, position, parse_dice(dice))
+    _enumerate(rules, position, parse_dice(dice), bonus)
     first, stop, used = (int(v) for v in _ENUMERATOR.out)
     return stop - first, used
 
@@ -178,9 +188,12 @@ class SegmentNodes:
         return tuple(plays)
 
 
-def segment_nodes(rules: Ruleset, position: Position, dice: tuple[int, int]) -> SegmentNodes:
-    """The distinct plays of the segment that ``dice`` starts, as resulting boards (``SegmentNodes``)."""
-    board, n = _enumerate(rules, position, parse_dice(dice))
+def segment_nodes(rules: Ruleset, position: Position, dice: tuple[int, int], bonus: bool = False) -> SegmentNodes:
+    """The distinct plays of the segment that ``dice`` starts, as resulting boards (``SegmentNodes``).
+
+    ``bonus``: ``dice`` are the double played after a 1-2 (``segment_of``).
+    """
+    board, n = _enumerate(rules, position, parse_dice(dice), bonus)
     enumerator = _ENUMERATOR
     first, stop, used = (int(v) for v in enumerator.out)
     code = check_rows(enumerator.ws.nodes, first, stop)
@@ -191,13 +204,16 @@ def segment_nodes(rules: Ruleset, position: Position, dice: tuple[int, int]) -> 
     return SegmentNodes(board, segment, used, boards, first, enumerator.count)
 
 
-def legal_plays(rules: Ruleset, position: Position, dice: tuple[int, int]) -> SegmentPlays:
+def legal_plays(rules: Ruleset, position: Position, dice: tuple[int, int], bonus: bool = False) -> SegmentPlays:
     """Every legal play of the segment that ``dice`` starts (``[d, d]``: the doubles segment).
+
+    ``bonus``: ``[d, d]`` is the double played after a 1-2, which under
+    ``doubles = complement-after-1-2`` is followed by its complement.
 
     The plays are the distinct resulting positions, each with one sequence of
     moves that reaches it, in the order the enumerator finds them.
     """
-    nodes = segment_nodes(rules, position, dice)
+    nodes = segment_nodes(rules, position, dice, bonus)
     plays = nodes.plays(range(len(nodes.boards)))
     return SegmentPlays(nodes.segment, nodes.dice_used, nodes.complete, plays)
 
@@ -239,7 +255,7 @@ def answer_query(line: str) -> dict[str, Any]:
         for key in ("rules", "position", "dice"):
             if key not in query:
                 raise AcesimError(f"query is missing {key!r}")
-        unknown = sorted(set(query) - {"rules", "position", "dice"})
+        unknown = sorted(set(query) - {"rules", "position", "dice", "bonus"})
         if unknown:
             raise AcesimError(f"query has unknown key {unknown[0]!r}")
         rules = rules_from_query(query["rules"])
@@ -247,7 +263,10 @@ def answer_query(line: str) -> dict[str, Any]:
         position = (parse_position(given, rules.start, files=False) if isinstance(given, str)
                     else Position.from_json(given))
         dice = parse_dice(query["dice"])
-        return result_to_json(legal_plays(rules, position, dice))
+        bonus = query.get("bonus", False)
+        if not isinstance(bonus, bool):
+            raise AcesimError(f"'bonus' must be true or false, got {bonus!r}")
+        return result_to_json(legal_plays(rules, position, dice, bonus))
     except AcesimError as exc:
         return {"error": str(exc)}
 

@@ -98,7 +98,7 @@ def _starts(rules: Ruleset, position: Position, dice, strategy: Strategy, candid
             before = Position.from_id(frame[frame["stage"] == "1-2"]["position"].iloc[0])
         else:
             before = position
-        nodes = segment_nodes(rules, before, (a, b))
+        nodes = segment_nodes(rules, before, (a, b), bonus)
         again = bool(rolls_again(array, a, b, bonus)) and not bonus_lost(seq, len(nodes.segment), nodes.dice_used)
         # a 1-2 that earns a double is rolled out from each double's play (above), so a start is never
         # followed by a bonus double: either its mover rolls again or the opponent is on roll

@@ -28,7 +28,7 @@ RULES_VERSION = 1
 KNOB_VALUES: dict[str, tuple[str, ...] | type[bool]] = {
     "start": ("off-board", "backgammon"),
     "opening": ("reroll", "use"),
-    "doubles": ("four", "four-plus-complement"),
+    "doubles": ("four", "four-plus-complement", "complement-after-1-2"),
     "doubles_extra_roll": bool,
     "acey_deucey": ("none", "choose", "roll-die"),
     "acey_deucey_extra_roll": bool,
@@ -40,6 +40,8 @@ KNOB_VALUES: dict[str, tuple[str, ...] | type[bool]] = {
     "bearoff": ("exact", "standard"),
     "scoring": ("single", "per-checker", "gammons"),
     "stakes_double_on_1_2": bool,
+    "enter_first": ("none", "all-in-first", "midpoint"),
+    "hitting": ("free", "after-home"),
 }
 
 _KNOB_INDEX = {
@@ -57,6 +59,8 @@ _KNOB_INDEX = {
     "bearoff": L.R_BEAROFF,
     "scoring": L.R_SCORING,
     "stakes_double_on_1_2": L.R_STAKES_DOUBLE_ON_1_2,
+    "enter_first": L.R_ENTER_FIRST,
+    "hitting": L.R_HITTING,
 }
 
 KNOBS: tuple[str, ...] = tuple(KNOB_VALUES)
@@ -90,6 +94,8 @@ class Ruleset:
     bearoff: str
     scoring: str
     stakes_double_on_1_2: bool
+    enter_first: str = "none"
+    hitting: str = "free"
     name: str = field(default="custom", compare=False)
     base: str = field(default="", compare=False)  # the preset it was made from
 
@@ -339,6 +345,13 @@ VALUE_SOURCES: dict[tuple[str, str | bool], str] = {
     ("bar_entry", "bonus-only"): "an Australian house rule from published descriptions of the game, "
                                  "not in docs/sources (docs/rules.md section 4)",
     ("stakes_double_on_1_2", True): "docs/sources/000_e987f27d95d37f6e.txt, its optional stakes rule",
+    ("enter_first", "all-in-first"): "Encyclopaedia Britannica's Acey-Deucey entry and older encyclopedia "
+                                     "texts, not in docs/sources (docs/rules.md section 4)",
+    ("enter_first", "midpoint"): "player descriptions of the game, not in docs/sources (docs/rules.md section 4)",
+    ("hitting", "after-home"): "Encyclopaedia Britannica's Acey-Deucey entry, not in docs/sources "
+                               "(docs/rules.md section 4)",
+    ("doubles", "complement-after-1-2"): "Encyclopaedia Britannica's description of the European game, "
+                                         "not in docs/sources (docs/rules.md section 4)",
 }
 
 PRESET_SOURCES: dict[str, str] = {

@@ -7,14 +7,17 @@ from hypothesis import strategies as st
 from acesim.kernels import layout as L
 from acesim.kernels.board import (
     ILLEGAL,
+    MR_BAR_ENTRY,
     all_home,
+    blot_mask,
     legal_moves,
+    move_rules,
     lowest_bit,
     move_target,
     occupied_mask,
     open_mask,
 )
-from acesim.rules import KNOB_VALUES, KNOBS, PRESETS, Ruleset
+from acesim.rules import KNOB_VALUES, PRESETS, Ruleset
 from acesim.sampling import sample_positions
 from tests.helpers import knob_mixes
 
@@ -33,7 +36,8 @@ def _reference(board, rules, die, bar_entry_ok):
 
 def _fast(board, rules, die, bar_entry_ok):
     out = np.zeros((L.N_POINTS + 2, 2), dtype=np.int64)
-    n = legal_moves(board, rules, die, bar_entry_ok, open_mask(board), occupied_mask(board), out)
+    rule_bits = move_rules(rules, 1, 1) & ~MR_BAR_ENTRY | (MR_BAR_ENTRY if bar_entry_ok else 0)
+    n = legal_moves(board, die, rule_bits, open_mask(board), blot_mask(board), occupied_mask(board), out)
     moves = [tuple(int(v) for v in row) for row in out[:n]]
     assert len(moves) == len(set(moves)), "a move listed twice"
     return set(moves)

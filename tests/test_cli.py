@@ -347,6 +347,25 @@ def test_moves_doubles_segment_european():
     check_replays(Position.start().to_json(), answer)
 
 
+def test_moves_bonus_double_gets_its_complement_only_after_a_1_2():
+    """doubles=complement-after-1-2: a rolled 6-6 plays four, the 6-6 after a 1-2 eight (--bonus, "bonus")."""
+    rule = ["--rule", "doubles=complement-after-1-2"]
+    rolled = json.loads(run("moves", *rule, "--position", "start", "--dice", "6-6", "--json").stdout)
+    bonus = json.loads(run("moves", *rule, "--position", "start", "--dice", "6-6", "--bonus", "--json").stdout)
+    assert rolled["segment"] == [6, 6, 6, 6] and bonus["segment"] == [6, 6, 6, 6, 1, 1, 1, 1]
+    for answer in (rolled, bonus):
+        check_answer_schema(answer)
+        check_replays(START, answer)
+    rules = {"preset": "european", "doubles": "complement-after-1-2"}
+    assert answer_query(json.dumps({"rules": rules, "position": START, "dice": [6, 6]})) == rolled
+    assert answer_query(json.dumps({"rules": rules, "position": START, "dice": [6, 6], "bonus": True})) == bonus
+    # every other doubles rule plays a double after a 1-2 as it plays a rolled one
+    for doubles in ("four", "four-plus-complement"):
+        rules = {"preset": "european", "doubles": doubles}
+        assert (answer_query(json.dumps({"rules": rules, "position": START, "dice": [6, 6], "bonus": True}))
+                == answer_query(json.dumps({"rules": rules, "position": START, "dice": [6, 6]})))
+
+
 # --- batch --------------------------------------------------------------------
 
 HIT_POSITION = P({24: 2, 13: 5, 8: 3, 6: 5, 1: -2, 12: -4, 10: -1, 17: -3, 19: -5})
@@ -476,6 +495,9 @@ def test_batch_empty_file(tmp_path):
         (json.dumps({"rules": "european", "position": START, "dice": [6]}), "dice"),
         (json.dumps({"rules": "european", "position": START, "dice": [6.0, 3]}), "dice"),
         (json.dumps({"rules": "european", "position": START, "dice": [True, 3]}), "dice"),
+        (json.dumps({"rules": "european", "position": START, "dice": [3, 3], "bonus": "yes"}), "'bonus'"),
+        (json.dumps({"rules": "european", "position": START, "dice": [6, 3], "bonus": True}), "must be a double"),
+        (json.dumps({"rules": "backgammon", "position": "start", "dice": [3, 3], "bonus": True}), "acey_deucey"),
     ],
 )
 def test_batch_bad_line_gives_error_object_in_place(tmp_path, line, fragment):

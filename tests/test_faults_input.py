@@ -221,6 +221,20 @@ def test_sizes_out_of_bounds_are_one_line_usage_errors(tmp_path, args, fragment)
     assert proc.returncode == 2
 
 
+@pytest.mark.parametrize(
+    "args, fragments",
+    [
+        (["moves", "--position", "start", "--dice", "6-3", "--bonus"], ("must be a double", "6-3")),
+        (["moves", "--rules", "backgammon", "--position", "start", "--dice", "3-3", "--bonus"],
+         ("acey_deucey",)),
+        (["moves", "--batch", "q.jsonl", "--bonus"], ("--bonus",)),
+    ],
+)
+def test_moves_bonus_misuse_is_a_one_line_error(tmp_path, args, fragments):
+    (tmp_path / "q.jsonl").write_text("", encoding="utf-8")
+    console_one_line_error(console(*args, cwd=tmp_path), *fragments)
+
+
 # --- inputs that are not regular files -----------------------------------------------------
 
 

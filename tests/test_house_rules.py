@@ -16,6 +16,9 @@ checker counts as home, so those positions account for all 15 mover checkers
 
 from __future__ import annotations
 
+import pytest
+
+from acesim.errors import AcesimError
 from acesim.moves import legal_plays
 from acesim.position import Position
 from acesim.rules import Ruleset
@@ -481,7 +484,11 @@ def test_complement_after_1_2_without_acey_deucey_is_four():
         {"doubles": "complement-after-1-2", "acey_deucey": "none", "acey_deucey_extra_roll": False}
     )
     both(rules, _lone_runner(), (2, 2), FOUR_2S, 4, (2, 2, 2, 2))
-    both(rules, _lone_runner(), (2, 2), FOUR_2S, 4, (2, 2, 2, 2), bonus=True)
+    # No double follows a 1-2 under these rules: the reference plays a bonus double as four,
+    # and the engine refuses to be asked for one (docs/rules.md section 6).
+    check_reference(rules, _lone_runner(), (2, 2), FOUR_2S, 4, (2, 2, 2, 2), True)
+    with pytest.raises(AcesimError, match="acey_deucey = none"):
+        engine_plays(rules, _lone_runner(), (2, 2), True)
 
 
 def test_four_and_four_plus_complement_ignore_bonus():

@@ -24,12 +24,12 @@ from acesim.strategies import load_strategy
 
 def _doubles(rules: Ruleset, n_positions: int, seed: int):
     """(board, segment, dice) of every double in positions of random games."""
-    four_plus = rules.doubles == "four-plus-complement"
+    ra = rules.to_array()
     boards, _ = sample_positions(rules, n_positions, seed=seed)
     for board in boards:
         for d in range(1, 7):
             segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
-            yield board, segment, segment_of(d, d, four_plus, segment), d
+            yield board, segment, segment_of(ra, d, d, False, segment), d
 
 
 def _play(board, ra, segment, n, width, again, row, memory):

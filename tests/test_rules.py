@@ -27,6 +27,8 @@ TABLE = {
     "bearoff": ("exact", "standard", "exact", "standard"),
     "scoring": ("single", "per-checker", "single", "gammons"),
     "stakes_double_on_1_2": (False, False, False, False),
+    "enter_first": ("none", "none", "none", "none"),
+    "hitting": ("free", "free", "free", "free"),
 }
 
 

@@ -61,11 +61,10 @@ def test_incremental_summaries_equal_summaries_from_scratch(name):
     ws = new_workspace()
     out = np.zeros(3, dtype=np.int64)
     segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
-    four_plus = rules.doubles == "four-plus-complement"
     fresh = np.zeros(E.SUMMARY_SIZE, dtype=np.int64)
     checked = 0
     for board, (a, b) in zip(boards, dice):
-        n = segment_of(a, b, four_plus, segment)
+        n = segment_of(ra, a, b, False, segment)
         while enumerate_plays(board, ra, segment, n, ws, out) == FULL:
             ws = grown_workspace(ws)
         stop = min(int(out[1]), 3000)
@@ -103,11 +102,10 @@ def test_every_search_ends_on_a_legal_play(name, width):
     segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
     result = np.zeros(L.BOARD_SIZE, dtype=L.BOARD_DTYPE)
     full = np.zeros(L.BOARD_SIZE, dtype=L.BOARD_DTYPE)
-    four_plus = rules.doubles == "four-plus-complement"
     short = 0
     for board, (a, _) in zip(boards, dice):
         for d in (a, 7 - a):  # doubles segments: the beam's territory
-            n = segment_of(d, d, four_plus, segment)
+            n = segment_of(ra, d, d, False, segment)
             legal, used = _plays(ra, board, segment, n)
             ws, beam_used, beam_score = best_play(board, ra, segment, n, width, ws, out, weights, sc, result)
             assert result.tobytes() in legal
@@ -149,7 +147,7 @@ def test_two_dice_search_scores_every_play(mix):
     features = np.zeros(E.N_FEATURES)
     for board in boards:
         for a, b in NON_DOUBLES:
-            n = segment_of(a, b, False, segment)
+            n = segment_of(ra, a, b, False, segment)
             ws = new_workspace()
             while enumerate_plays(board, ra, segment, n, ws, out) == FULL:
                 ws = grown_workspace(ws)

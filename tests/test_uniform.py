@@ -29,7 +29,17 @@ from hypothesis import strategies as st
 from numba import njit
 
 from acesim.kernels import layout as L
-from acesim.kernels.board import RANK_BAR, RANK_WAITING, legal_moves, legal_sources, occupied_mask, open_mask
+from acesim.kernels.board import (
+    MR_BAR_ENTRY,
+    RANK_BAR,
+    RANK_WAITING,
+    blot_mask,
+    legal_moves,
+    legal_sources,
+    move_rules,
+    occupied_mask,
+    open_mask,
+)
 from acesim.kernels.rng import seed_game_streams
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, new_workspace, segment_of
 from acesim.kernels.uniform import (
@@ -64,6 +74,8 @@ MOVE_KNOBS = {
     "home": ("free", "locked"),
     "home_after_all_in": ("free", "bearoff-only"),
     "bearoff": ("exact", "standard"),
+    "enter_first": ("none", "all-in-first", "midpoint"),
+    "hitting": ("free", "after-home"),
 }
 MOVE_MIXES = [dict(zip(MOVE_KNOBS, values)) for values in itertools.product(*MOVE_KNOBS.values())]
 
@@ -120,12 +132,12 @@ def check_rolls(engines, board, ruleset: Ruleset, rolls=ROLLS, both_doubles=Fals
     """Every roll of ``rolls`` from ``board``; doubles also as the other doubles segment."""
     rules = ruleset.to_array()
     segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
-    four_plus = ruleset.doubles == "four-plus-complement"
     for a, b in rolls:
-        kinds = (four_plus, not four_plus) if a == b and both_doubles else (four_plus,)
-        for kind in kinds:
-            n_dice = segment_of(a, b, kind, segment)
-            check_same(engines, board, rules, segment, n_dice)
+        n_dice = segment_of(rules, a, b, False, segment)
+        check_same(engines, board, rules, segment, n_dice)
+        if a == b and both_doubles:  # the other doubles segment: four, or four plus the complement
+            segment[4:] = 7 - a
+            check_same(engines, board, rules, segment, 4 if n_dice == 8 else 8)
 
 
 def in_play(board) -> bool:
@@ -181,9 +193,11 @@ def _source_mismatches(boards, rules):
         board = boards[i]
         occupied = occupied_mask(board)
         open_bits = open_mask(board)
+        blot_bits = blot_mask(board)
         for die in range(1, 7):
             for bar_entry_ok in (False, True):
-                n = legal_moves(board, rules, die, bar_entry_ok, open_bits, occupied, moves)
+                rule_bits = move_rules(rules, 1, 1) & ~MR_BAR_ENTRY | (MR_BAR_ENTRY if bar_entry_ok else 0)
+                n = legal_moves(board, die, rule_bits, open_bits, blot_bits, occupied, moves)
                 expected = 0
                 for j in range(n):
                     src = moves[j, 0]
@@ -201,13 +215,8 @@ def _source_mismatches(boards, rules):
                     if not ok:
                         bad += 1
                     expected |= 1 << rank
-                got = legal_sources(
-                    board[L.BAR], board[L.WAITING], board[L.OFF], die,
-                    bar_entry_ok,
-                    rules[L.R_BAR_FIRST] != 0, rules[L.R_HOME] == L.HOME_LOCKED,
-                    rules[L.R_HOME_AFTER_ALL_IN] == L.HOME_AFTER_ALL_IN_BEAROFF_ONLY,
-                    rules[L.R_BEAROFF] == L.BEAROFF_STANDARD, open_bits, occupied,
-                )
+                got = legal_sources(board[L.BAR], board[L.WAITING], board[L.OFF], die, rule_bits, open_bits,
+                                    blot_bits, occupied)
                 if got != expected:
                     bad += 1
     return bad
@@ -257,7 +266,7 @@ def test_european_doubles_met_in_games():
     counts = []
     for board, (a, b) in zip(boards, dice):
         if a == b and in_play(board):
-            n_dice = segment_of(a, b, True, segment)
+            n_dice = segment_of(rules, a, b, False, segment)
             counts.append(check_same(engines, board, rules, segment, n_dice))
         if len(counts) == 40:
             break
@@ -327,13 +336,14 @@ def plays_of(ruleset: Ruleset, pos: Position, dice) -> tuple[set[Position], int]
     engines = Engines()
     board = pos.to_board()
     segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
-    n_dice = segment_of(dice[0], dice[1], ruleset.doubles == "four-plus-complement", segment)
+    n_dice = segment_of(ruleset.to_array(), dice[0], dice[1], False, segment)
     check_same(engines, board, ruleset.to_array(), segment, n_dice)
     got, used = engines.uniform(board, ruleset.to_array(), segment, n_dice)
     return {Position.from_board(row) for row in got}, used
 
 
 BEAROFF_ONLY_FOUR = EUROPEAN.with_overrides({"doubles": "four"})
+HIT_AFTER_HOME_FOUR = EUROPEAN.with_overrides({"doubles": "four", "hitting": "after-home"})
 
 HAND_CASES = [
     # Nothing playable: the single empty play.
@@ -390,6 +400,12 @@ HAND_CASES = [
     # from 2 then 6/off from 1: one position.
     ("standard, two off either way", AMERICAN, P({2: 1, 1: 2}, waiting=(0, 15)), (6, 5),
      {P({1: 1}, waiting=(0, 15))}, 2),
+    # hitting = after-home, 3-3, the waiting checkers blocked: 20/17* waits for 9/6, which
+    # comes later in canonical order; the run restarts after it, so both plays are found.
+    ("hit after the first checker home", HIT_AFTER_HOME_FOUR,
+     P({20: 1, 9: 1, 22: -2, 17: -1}, waiting=(13, 12)), (3, 3),
+     {P({11: 1, 6: 1, 22: -2}, bar=(0, 1), waiting=(13, 12)),
+      P({14: 1, 3: 1, 22: -2}, bar=(0, 1), waiting=(13, 12))}, 4),
 ]
 
 
@@ -427,7 +443,7 @@ def test_pick_is_a_play_and_reproducible():
     for i, (board, (a, b)) in enumerate(zip(boards, dice)):
         if not in_play(board) or (a == b and i % 10):
             continue
-        n_dice = segment_of(a, b, True, segment)
+        n_dice = segment_of(rules, a, b, False, segment)
         ref, ref_used = engines.reference(board, rules, segment, n_dice)
         rng = choice_stream(i)
         twin = rng.copy()
@@ -446,7 +462,7 @@ def _chi_square_of_picks(board, ruleset, die_a, die_b, tries, draws_per_play=400
     """Draw ``draws_per_play`` times per distinct play; the chi-square against uniform, and k."""
     rules = ruleset.to_array()
     segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
-    n_dice = segment_of(die_a, die_b, ruleset.doubles == "four-plus-complement", segment)
+    n_dice = segment_of(rules, die_a, die_b, False, segment)
     ref, _ = Engines().reference(board, rules, segment, n_dice)
     k = len(ref)
     index = {row.tobytes(): i for i, row in enumerate(ref)}
@@ -494,7 +510,7 @@ def test_full_scratch_changes_nothing():
     rules = EUROPEAN.to_array()
     board = P(waiting=(15, 15)).to_board()
     segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
-    n_dice = segment_of(3, 3, True, segment)
+    n_dice = segment_of(rules, 3, 3, False, segment)
     small = new_uniform_scratch(64)
     assert enumerate_uniform(board, rules, segment, n_dice, small)[0] == UNIFORM_FULL
     rng = choice_stream(3)
@@ -515,7 +531,7 @@ def test_full_scratch_non_double():
     board = pos.to_board()
     rules = NAVY.to_array()
     segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
-    n_dice = segment_of(5, 2, False, segment)
+    n_dice = segment_of(rules, 5, 2, False, segment)
     small = new_uniform_scratch(64)
     assert enumerate_uniform(board, rules, segment, n_dice, small)[0] == UNIFORM_FULL
     engines = Engines()
@@ -532,7 +548,7 @@ def test_hash_set_stamps_wrap():
     cases = [(b, d) for b, d in zip(boards, dice) if in_play(b) and d[0] != d[1]][:12]
     engines.scratch[_STAMP] = _STAMP_MAX - 5
     for board, (a, b) in cases:
-        check_same(engines, board, rules, segment, segment_of(a, b, True, segment))
+        check_same(engines, board, rules, segment, segment_of(rules, a, b, False, segment))
     assert engines.scratch[_STAMP] < 10
 
 
@@ -555,7 +571,7 @@ def test_random_strategy_plays_by_the_uniform_search_and_grows_it():
     out = np.zeros(3, dtype=np.int64)
     engines = Engines()
     segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
-    ref, ref_used = engines.reference(board, rules, segment, segment_of(3, 3, True, segment))
+    ref, ref_used = engines.reference(board, rules, segment, segment_of(rules, 3, 3, False, segment))
     assert len(ref) > 64
     for capacity in (64, 4096):
         rng = choice_stream(11)

@@ -138,7 +138,7 @@ def _plays_table(evaluator, position, dice, ply, stage, bonus, top, double=0):
     frame, the number of plays, the segment's nodes and whether the double a
     1-2 earned comes next.
     """
-    nodes = segment_nodes(evaluator.rules, position, dice)
+    nodes = segment_nodes(evaluator.rules, position, dice, bonus)
     seq = roll_sequence(evaluator.array)
     n = len(nodes.segment)
     again = bool(rolls_again(evaluator.array, dice[0], dice[1], bonus)) and not bonus_lost(seq, n, nodes.dice_used)
@@ -231,7 +231,8 @@ def _points_differ(rules: Ruleset) -> bool:
 
 
 def _double_label(rules: Ruleset, d: int) -> str:
-    if rules.to_array()[L.R_DOUBLES] == L.DOUBLES_FOUR_PLUS_COMPLEMENT and d != 7 - d:
+    """A double played after a 1-2, with the complement that follows it."""
+    if rules.doubles in ("four-plus-complement", "complement-after-1-2") and d != 7 - d:
         return f"{d}-{d} then {7 - d}-{7 - d}"
     return f"{d}-{d}"
 

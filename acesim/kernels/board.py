@@ -15,11 +15,15 @@ from acesim.kernels.layout import (
     BAR_ENTRY_BONUS_ONLY,
     BEAROFF_STANDARD,
     BOARD_SIZE,
+    ENTER_FIRST_ALL_IN,
+    ENTER_FIRST_MIDPOINT,
     FROM_BAR,
     FROM_WAITING,
+    HITTING_AFTER_HOME,
     HOME_AFTER_ALL_IN_BEAROFF_ONLY,
     HOME_LOCKED,
     HOME_TOP,
+    MIDPOINT,
     N_CHECKERS,
     N_POINTS,
     OFF,
@@ -30,6 +34,8 @@ from acesim.kernels.layout import (
     R_BAR_ENTRY,
     R_BAR_FIRST,
     R_BEAROFF,
+    R_ENTER_FIRST,
+    R_HITTING,
     R_HOME,
     R_HOME_AFTER_ALL_IN,
     TO_OFF,
@@ -78,6 +84,17 @@ def bar_entry_open(rules, die_a, die_b):
 
 
 @njit(cache=True)
+def reached_home(board):
+    """The mover has a checker on its home board or borne off (``hitting = after-home``)."""
+    if board[OFF] > 0:
+        return True
+    for i in range(HOME_TOP):
+        if board[i] > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
 def move_target(board, rules, src, die, bar_entry_ok, home):
     """Where the checker at ``src`` lands with ``die``, or ILLEGAL.
 
@@ -86,6 +103,8 @@ def move_target(board, rules, src, die, bar_entry_ok, home):
     against the same board.
     """
     bar_blocks = rules[R_BAR_FIRST] != 0 and board[BAR] > 0
+    # hitting = after-home: a blot may not be hit before a checker of the mover is home
+    no_hits = rules[R_HITTING] == HITTING_AFTER_HOME and not reached_home(board)
     if src == FROM_BAR or src == FROM_WAITING:
         if src == FROM_BAR:
             if board[BAR] == 0:
@@ -96,10 +115,19 @@ def move_target(board, rules, src, die, bar_entry_ok, home):
             if board[WAITING] == 0 or bar_blocks:
                 return ILLEGAL
         dst = entry_point(die)
+        if no_hits and board[dst - 1] == -1:
+            return ILLEGAL
         return dst if is_open(board, dst) else ILLEGAL
 
     if board[src - 1] <= 0 or bar_blocks:
         return ILLEGAL
+    # enter_first: while checkers wait to enter, none on the board moves (all-in-first)
+    # or passes the mover's point 13 (midpoint)
+    if board[WAITING] > 0:
+        if rules[R_ENTER_FIRST] == ENTER_FIRST_ALL_IN:
+            return ILLEGAL
+        if rules[R_ENTER_FIRST] == ENTER_FIRST_MIDPOINT and src >= MIDPOINT and src - die < MIDPOINT:
+            return ILLEGAL
     # home = locked: a checker in the home board stays until bearing off is allowed;
     # once one checker is off the lock never returns, even if another is hit later
     if src <= HOME_TOP and rules[R_HOME] == HOME_LOCKED and not home and board[OFF] == 0:
@@ -108,6 +136,8 @@ def move_target(board, rules, src, die, bar_entry_ok, home):
     if dst >= 1:
         # home_after_all_in = bearoff-only: once all are in, dice only bear off
         if home and rules[R_HOME_AFTER_ALL_IN] == HOME_AFTER_ALL_IN_BEAROFF_ONLY:
+            return ILLEGAL
+        if no_hits and board[dst - 1] == -1:
             return ILLEGAL
         return dst if is_open(board, dst) else ILLEGAL
     if not home:
@@ -152,6 +182,18 @@ def occupied_mask(board):
 
 
 @njit(cache=True)
+def blot_mask(board):
+    """Points holding a single opposing checker.  The mover's moves only remove blots
+    (by hitting them), and under ``hitting = after-home`` none is hit before the
+    mover reaches home, so while that restriction holds this holds for the segment."""
+    bits = 0
+    for i in range(N_POINTS):
+        if board[i] == -1:
+            bits |= 1 << (i + 1)
+    return bits
+
+
+@njit(cache=True)
 def open_mask(board):
     """Points open to the mover.  The mover's own moves never close a point
     (a hit turns a blot into a mover's point), so this holds for a whole segment."""
@@ -167,41 +209,89 @@ def open_mask(board):
 RANK_WAITING = 25
 RANK_BAR = 26
 
+# The bits of a segment's move rules (``move_rules``, passed on as ``rule_bits``): the knobs of single moves,
+# read from the rules array once per segment.
+MR_BAR_ENTRY = 1  # a hit checker may re-enter during this segment (bar_entry)
+MR_BAR_FIRST = 2  # nothing else moves while a checker is on the bar
+MR_LOCKED = 4  # home = locked
+MR_BEAROFF_ONLY = 8  # home_after_all_in = bearoff-only
+MR_STANDARD = 16  # bearoff = standard
+MR_ALL_IN_FIRST = 32  # enter_first = all-in-first
+MR_MIDPOINT = 64  # enter_first = midpoint
+MR_HIT_AFTER_HOME = 128  # hitting = after-home
+
+
+@njit(cache=True)
+def move_rules(rules, die_a, die_b):
+    """The move rules (``MR_`` bits) of the segment of the roll ``die_a``-``die_b`` (``bar_entry_open``)."""
+    bits = 0
+    if bar_entry_open(rules, die_a, die_b):
+        bits |= MR_BAR_ENTRY
+    if rules[R_BAR_FIRST] != 0:
+        bits |= MR_BAR_FIRST
+    if rules[R_HOME] == HOME_LOCKED:
+        bits |= MR_LOCKED
+    if rules[R_HOME_AFTER_ALL_IN] == HOME_AFTER_ALL_IN_BEAROFF_ONLY:
+        bits |= MR_BEAROFF_ONLY
+    if rules[R_BEAROFF] == BEAROFF_STANDARD:
+        bits |= MR_STANDARD
+    if rules[R_ENTER_FIRST] == ENTER_FIRST_ALL_IN:
+        bits |= MR_ALL_IN_FIRST
+    elif rules[R_ENTER_FIRST] == ENTER_FIRST_MIDPOINT:
+        bits |= MR_MIDPOINT
+    if rules[R_HITTING] == HITTING_AFTER_HOME:
+        bits |= MR_HIT_AFTER_HOME
+    return bits
+
 
 @njit(cache=True, inline="always")
-def legal_sources(bar, waiting, off, die, bar_entry_ok, bar_first, locked, bearoff_only, standard,
-                  open_bits, occupied):
+def hits_barred(rule_bits, off, occupied):
+    """Under ``hitting = after-home``, the mover (``off`` borne off, on ``occupied``) may not hit yet."""
+    return (rule_bits & MR_HIT_AFTER_HOME) != 0 and off == 0 and (occupied & HOME_BITS) == 0
+
+
+@njit(cache=True, inline="always")
+def legal_sources(bar, waiting, off, die, rule_bits, open_bits, blot_bits, occupied):
     """The source ranks (a bit mask) of every legal single move with ``die``.
 
     The rules of ``move_target`` (the readable reference; the tests check the
     two agree) in mask form, for a mover with ``bar``, ``waiting`` and ``off``
-    checkers on those places and on the points of ``occupied``.  The flags are
-    the rule knobs: ``bar_entry_ok`` is ``bar_entry_open`` of the
-    segment.  A source fixes the move: a point above the die moves down by
+    checkers on those places and on the points of ``occupied``.
+    ``rule_bits`` is the segment's ``move_rules``; ``open_bits`` and
+    ``blot_bits`` are the ``open_mask`` and ``blot_mask`` of the segment's
+    start.  A source fixes the move: a point above the die moves down by
     it, one at or below it bears off, the bar and waiting enter on 25 - die.
     Scalars only, so the searches inline it at no reference-counting cost.
     """
     bits = 0
+    landing = open_bits
+    if hits_barred(rule_bits, off, occupied):
+        landing &= ~blot_bits
     entry = N_POINTS + 1 - die
-    entry_open = (open_bits >> entry) & 1
+    entry_open = (landing >> entry) & 1
     if bar > 0:
-        if entry_open and bar_entry_ok:
+        if entry_open and rule_bits & MR_BAR_ENTRY:
             bits = 1 << RANK_BAR
-        if bar_first:
+        if rule_bits & MR_BAR_FIRST:
             return bits  # nothing else moves while a checker is on the bar
     if waiting > 0 and entry_open:
         bits |= 1 << RANK_WAITING
     home = bar == 0 and waiting == 0 and (occupied & OUTSIDE_BITS) == 0
     sources = occupied
-    if locked and not home and off == 0:
+    if rule_bits & MR_LOCKED and not home and off == 0:
         sources &= ~HOME_BITS
-    if not (home and bearoff_only):
+    if waiting > 0:
+        if rule_bits & MR_ALL_IN_FIRST:
+            sources = 0
+        elif rule_bits & MR_MIDPOINT:
+            sources &= ~(((1 << die) - 1) << MIDPOINT)  # points 13 .. 12 + die would pass 13
+    if not (home and rule_bits & MR_BEAROFF_ONLY):
         # sources above the die whose landing point is open
-        bits |= sources & (open_bits << die) & ~((2 << die) - 1)
+        bits |= sources & (landing << die) & ~((2 << die) - 1)
     if home:
         if (occupied >> die) & 1:
             bits |= 1 << die
-        elif standard and (occupied >> die) == 0 and occupied:
+        elif rule_bits & MR_STANDARD and (occupied >> die) == 0 and occupied:
             src = die - 1  # overshooting: only from the highest occupied point
             while not (occupied >> src) & 1:
                 src -= 1
@@ -210,18 +300,13 @@ def legal_sources(bar, waiting, off, die, bar_entry_ok, bar_first, locked, bearo
 
 
 @njit(cache=True)
-def legal_moves(board, rules, die, bar_entry_ok, open_bits, occupied, moves):
+def legal_moves(board, die, rule_bits, open_bits, blot_bits, occupied, moves):
     """Every legal single move with ``die``, one per source, into ``moves``; return the count.
 
     ``legal_sources`` of the board, as moves: the bar's entry, waiting's, the
     point moves by source, then the bear-off.
     """
-    bits = legal_sources(
-        board[BAR], board[WAITING], board[OFF], die,
-        bar_entry_ok, rules[R_BAR_FIRST] != 0,
-        rules[R_HOME] == HOME_LOCKED, rules[R_HOME_AFTER_ALL_IN] == HOME_AFTER_ALL_IN_BEAROFF_ONLY,
-        rules[R_BEAROFF] == BEAROFF_STANDARD, open_bits, occupied,
-    )
+    bits = legal_sources(board[BAR], board[WAITING], board[OFF], die, rule_bits, open_bits, blot_bits, occupied)
     n = 0
     if (bits >> RANK_BAR) & 1:
         moves[n, 0], moves[n, 1] = FROM_BAR, entry_point(die)

@@ -18,7 +18,6 @@ from acesim.kernels.board import check_invariants, flip, pip_count
 from acesim.kernels.layout import (
     BOARD_DTYPE,
     BOARD_SIZE,
-    DOUBLES_FOUR_PLUS_COMPLEMENT,
     HOME_TOP,
     N_CHECKERS,
     OFF,
@@ -26,7 +25,6 @@ from acesim.kernels.layout import (
     OPP_BAR,
     OPP_OFF,
     OPP_WAITING,
-    R_DOUBLES,
     R_OPENING,
     R_SCORING,
     R_STAKES_DOUBLE_ON_1_2,
@@ -232,7 +230,6 @@ def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trac
 
     seq = roll_sequence(rules)
     stakes = rules[R_STAKES_DOUBLE_ON_1_2] != 0
-    four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
     total_turns = 0
     traced = 0
     # the searches' arrays, taken out of the scratch once (see strategy.search_arrays)
@@ -265,7 +262,7 @@ def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trac
             if kind == RANDOM:
                 # straight to the uniform search: quick_segment's two dozen array
                 # arguments cost more than a tenth of a random backgammon roll
-                n = segment_of(die_a, die_b, four_plus, segment)
+                n = segment_of(rules, die_a, die_b, False, segment)
                 while True:
                     status, used = uniform_play(board, rules, segment, n, choices, uniform)
                     if status != UNIFORM_FULL:

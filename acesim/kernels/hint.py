@@ -32,11 +32,9 @@ from acesim.kernels.evaluate import summarize, summary_score
 from acesim.kernels.layout import (
     BOARD_DTYPE,
     BOARD_SIZE,
-    DOUBLES_FOUR_PLUS_COMPLEMENT,
     MAX_SEGMENT,
     N_CHECKERS,
     OFF,
-    R_DOUBLES,
 )
 from acesim.kernels.net import M_OBJECTIVE, M_OUTPUTS, M_POINTS_SCALE, OBJECTIVE_POINTS, WIN_EQUITY
 from acesim.kernels.net import bounded_points, outputs, ranker_of
@@ -122,11 +120,10 @@ def _chosen_double(board, rules, kind, width, choice_width, weights, choices, ws
     seq = roll_sequence(rules)
     acc = np.zeros(N_VALUES)
     if bonus_die_rolled(seq):
-        four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
         segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
         result = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
         for d in range(1, 7):
-            n = segment_of(d, d, four_plus, segment)
+            n = segment_of(rules, d, d, True, segment)
             again = rolls_again(rules, d, d, True)
             ws, used, _ = best_of(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
             position_value(result, rules, kind, weights, again and not bonus_lost(seq, n, used), sc, value)
@@ -151,13 +148,12 @@ def roll_values(board, rules, kind, width, choice_width, weights, choices, ws, u
     double (``_chosen_double``).  Returns the memory, which may have grown.
     """
     seq = roll_sequence(rules)
-    four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
     segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
     result = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
     work = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
     for r in range(N_ROLLS):
         a, b = ROLL_A[r], ROLL_B[r]
-        n = segment_of(a, b, four_plus, segment)
+        n = segment_of(rules, a, b, False, segment)
         again = rolls_again(rules, a, b, False)
         ws, used, _ = best_of(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
         again = again and not bonus_lost(seq, n, used)

@@ -21,19 +21,30 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from acesim.kernels.board import apply_move, bar_entry_open, die_played_alone, legal_moves, occupied_mask, open_mask
+from acesim.kernels.board import (
+    apply_move,
+    blot_mask,
+    die_played_alone,
+    legal_moves,
+    move_rules,
+    occupied_mask,
+    open_mask,
+)
 from acesim.kernels.layout import (
     BAR,
     OPP_BAR,
     TO_OFF,
     BOARD_DTYPE,
     BOARD_SIZE,
+    DOUBLES_COMPLEMENT_AFTER_1_2,
+    DOUBLES_FOUR_PLUS_COMPLEMENT,
     FROM_BAR,
     FROM_WAITING,
     MAX_SEGMENT,
     N_CHECKERS,
     N_POINTS,
     OFF,
+    R_DOUBLES,
     WAITING,
 )
 
@@ -167,8 +178,8 @@ def _child_key(board, parent_words, src, dst, key):
 
 
 @njit(cache=True, _nrt=False)
-def _expand(nodes, words, occupied_masks, parent, srcs, dsts, slots, moves, key, rules, node, die, bar_entry_ok,
-            open_bits, end, dedupe, stamp, mask):
+def _expand(nodes, words, occupied_masks, parent, srcs, dsts, slots, moves, key, node, die, rule_bits, open_bits,
+            blot_bits, end, dedupe, stamp, mask):
     """Append every position one ``die`` away from ``node``; return the new end or FULL.
 
     It takes the workspace's arrays one by one and runs without Numba's
@@ -179,7 +190,7 @@ def _expand(nodes, words, occupied_masks, parent, srcs, dsts, slots, moves, key,
     if board[OFF] == N_CHECKERS:
         return end  # the game ended with the last checker off: nothing more is played
     occupied = occupied_masks[node]
-    n = legal_moves(board, rules, die, bar_entry_ok, open_bits, occupied, moves)
+    n = legal_moves(board, die, rule_bits, open_bits, blot_bits, occupied, moves)
     cap = nodes.shape[0]
     for i in range(n):
         src, dst = moves[i, 0], moves[i, 1]
@@ -203,14 +214,14 @@ def _expand(nodes, words, occupied_masks, parent, srcs, dsts, slots, moves, key,
 
 
 @njit(cache=True)
-def _expand_level(ws, words, rules, first, stop, die, bar_entry_ok, open_bits, end, dedupe):
+def _expand_level(ws, words, first, stop, die, rule_bits, open_bits, blot_bits, end, dedupe):
     stamp, mask = _new_level(ws, first, stop)
     nodes, occupied, parent, src, dst, slots, moves, key = (
         ws.nodes, ws.occupied, ws.parent, ws.src, ws.dst, ws.slots, ws.moves, ws.key
     )
     for node in range(first, stop):
-        end = _expand(nodes, words, occupied, parent, src, dst, slots, moves, key, rules, node, die,
-                      bar_entry_ok, open_bits, end, dedupe, stamp, mask)
+        end = _expand(nodes, words, occupied, parent, src, dst, slots, moves, key, node, die, rule_bits,
+                      open_bits, blot_bits, end, dedupe, stamp, mask)
         if end == FULL:
             return FULL
     return end
@@ -232,25 +243,26 @@ def enumerate_plays(board, rules, segment, n_dice, ws, out):
     ws.parent[0] = -1
     ws.occupied[0] = occupied_mask(board)
     open_bits = open_mask(board)
+    blot_bits = blot_mask(board)
     doubles_segment = n_dice >= 2 and segment[0] == segment[1]
-    bar_entry_ok = bar_entry_open(rules, segment[0], segment[1] if n_dice >= 2 else 0)
+    rule_bits = move_rules(rules, segment[0], segment[1] if n_dice >= 2 else 0)
 
     if n_dice == 2 and not doubles_segment:
         hi = max(segment[0], segment[1])
         lo = min(segment[0], segment[1])
         # one die from the root: positions differ by source, so no dedupe needed
-        a_end = _expand_level(ws, words, rules, 0, 1, hi, bar_entry_ok, open_bits, 1, False)
+        a_end = _expand_level(ws, words, 0, 1, hi, rule_bits, open_bits, blot_bits, 1, False)
         if a_end == FULL:
             return FULL
-        b_end = _expand_level(ws, words, rules, 0, 1, lo, bar_entry_ok, open_bits, a_end, False)
+        b_end = _expand_level(ws, words, 0, 1, lo, rule_bits, open_bits, blot_bits, a_end, False)
         if b_end == FULL:
             return FULL
         stamp, mask = _new_level(ws, 1, b_end)
         end = b_end
         for node in range(1, b_end):
             die = lo if node < a_end else hi
-            end = _expand(ws.nodes, words, ws.occupied, ws.parent, ws.src, ws.dst, ws.slots, ws.moves, ws.key, rules,
-                          node, die, bar_entry_ok, open_bits, end, True, stamp, mask)
+            end = _expand(ws.nodes, words, ws.occupied, ws.parent, ws.src, ws.dst, ws.slots, ws.moves, ws.key, node,
+                          die, rule_bits, open_bits, blot_bits, end, True, stamp, mask)
             if end == FULL:
                 return FULL
         if end > b_end:
@@ -266,7 +278,7 @@ def enumerate_plays(board, rules, segment, n_dice, ws, out):
     first, stop, used = 0, 1, 0
     for k in range(n_dice):
         end = _expand_level(
-            ws, words, rules, first, stop, segment[k], bar_entry_ok, open_bits, stop, k > 0
+            ws, words, first, stop, segment[k], rule_bits, open_bits, blot_bits, stop, k > 0
         )
         if end == FULL:
             return FULL
@@ -310,14 +322,21 @@ def collect_plays(ws, board, first, stop, moves, hits, counts):
 
 
 @njit(cache=True)
-def segment_of(die_a, die_b, four_plus_complement, segment):
-    """Fill ``segment`` with the dice of a roll (docs/rules.md section 2); return its length."""
+def segment_of(rules, die_a, die_b, bonus, segment):
+    """Fill ``segment`` with the dice of a roll (docs/rules.md section 2); return its length.
+
+    ``bonus`` marks the double played after a 1-2.  The one place the
+    ``doubles`` knob is read: four of a double, then four of its complement
+    after every double (``four-plus-complement``) or only after the double a
+    1-2 earned (``complement-after-1-2``).
+    """
     if die_a != die_b:
         segment[0], segment[1] = die_a, die_b
         return 2
     for i in range(4):
         segment[i] = die_a
-    if not four_plus_complement:
+    doubles = rules[R_DOUBLES]
+    if not (doubles == DOUBLES_FOUR_PLUS_COMPLEMENT or (doubles == DOUBLES_COMPLEMENT_AFTER_1_2 and bonus)):
         return 4
     for i in range(4, MAX_SEGMENT):
         segment[i] = 7 - die_a
@@ -325,14 +344,14 @@ def segment_of(die_a, die_b, four_plus_complement, segment):
 
 
 @njit(cache=True)
-def enumerate_each(boards, dice, rules, ws, out, segment, four_plus_complement):
+def enumerate_each(boards, dice, rules, ws, out, segment):
     """Enumerate the plays of every ``(boards[i], dice[i])``; return the total number of plays.
 
     Returns FULL when the workspace is too small for one of them.
     """
     total = 0
     for i in range(boards.shape[0]):
-        n = segment_of(dice[i, 0], dice[i, 1], four_plus_complement, segment)
+        n = segment_of(rules, dice[i, 0], dice[i, 1], False, segment)
         if enumerate_plays(boards[i], rules, segment, n, ws, out) == FULL:
             return FULL
         total += out[1] - out[0]

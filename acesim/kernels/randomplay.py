@@ -14,11 +14,9 @@ from acesim.kernels.board import OK, check_invariants, flip
 from acesim.kernels.layout import (
     BOARD_DTYPE,
     BOARD_SIZE,
-    DOUBLES_FOUR_PLUS_COMPLEMENT,
     MAX_SEGMENT,
     N_CHECKERS,
     OFF,
-    R_DOUBLES,
 )
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.turn import BONUS, GAME_OVER, ROLL_AGAIN, after_segment, roll_sequence
@@ -30,14 +28,14 @@ _USED = 2
 
 
 @njit(cache=True)
-def play_random_segment(board, rules, rng, die_a, die_b, ws, out, segment):
+def play_random_segment(board, rules, rng, die_a, die_b, bonus, ws, out, segment):
     """The ``random`` strategy: play a uniformly chosen distinct legal play in place.
 
-    The segment is that of ``(die_a, die_b)``.  Returns ``(ws, dice in the
+    The segment is that of ``(die_a, die_b)``; ``bonus`` marks the double played after a 1-2.  Returns ``(ws, dice in the
     segment, dice used)``; the workspace may have grown, and ``out`` still
     holds the node range of all the plays.
     """
-    n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, segment)
+    n = segment_of(rules, die_a, die_b, bonus, segment)
     while enumerate_plays(board, rules, segment, n, ws, out) == FULL:
         ws = grown_workspace(ws)
     first, stop, used = out[0], out[1], out[2]
@@ -46,7 +44,7 @@ def play_random_segment(board, rules, rng, die_a, die_b, ws, out, segment):
 
 
 @njit(cache=True)
-def _random_segment(board, rules, rng, die_a, die_b, ws, out, segment, status, samples, sample_dice, n):
+def _random_segment(board, rules, rng, die_a, die_b, bonus, ws, out, segment, status, samples, sample_dice, n):
     """Record ``board`` as sample ``n``, then play the ``random`` strategy in place.
 
     ``status``: the dice in the segment, the first invariant violation found
@@ -55,7 +53,7 @@ def _random_segment(board, rules, rng, die_a, die_b, ws, out, segment, status, s
     """
     samples[n, :] = board
     sample_dice[n, 0], sample_dice[n, 1] = die_a, die_b
-    ws, n_dice, used = play_random_segment(board, rules, rng, die_a, die_b, ws, out, segment)
+    ws, n_dice, used = play_random_segment(board, rules, rng, die_a, die_b, bonus, ws, out, segment)
     for node in range(out[0], out[1]):
         code = check_invariants(ws.nodes[node])
         if code != OK and status[_VIOLATION] == OK:
@@ -92,7 +90,7 @@ def random_walk(start, rules, rng, max_games, max_samples, ws, samples, sample_d
                 a = rng.integers(1, 7)
                 b = rng.integers(1, 7)
                 ws = _random_segment(
-                    board, rules, rng, a, b, ws, out, segment, status, samples, sample_dice, n
+                    board, rules, rng, a, b, False, ws, out, segment, status, samples, sample_dice, n
                 )
                 n += 1
                 if status[_VIOLATION] != OK:
@@ -103,7 +101,7 @@ def random_walk(start, rules, rng, max_games, max_samples, ws, samples, sample_d
                     if n >= max_samples:
                         break
                     ws = _random_segment(
-                        board, rules, rng, d, d, ws, out, segment, status, samples, sample_dice, n
+                        board, rules, rng, d, d, True, ws, out, segment, status, samples, sample_dice, n
                     )
                     n += 1
                     if status[_VIOLATION] != OK:

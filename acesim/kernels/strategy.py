@@ -48,7 +48,7 @@ import numpy as np
 from numba import njit
 
 from acesim.kernels import board as _board
-from acesim.kernels.board import bar_entry_open, die_played_alone, open_mask
+from acesim.kernels.board import blot_mask, die_played_alone, move_rules, open_mask
 from acesim.kernels.evaluate import (
     S_MINE,
     S_OFF,
@@ -63,13 +63,11 @@ from acesim.kernels.evaluate import (
 from acesim.kernels.layout import (
     BOARD_DTYPE,
     BOARD_SIZE,
-    DOUBLES_FOUR_PLUS_COMPLEMENT,
     FROM_WAITING,
     MAX_SEGMENT,
     N_CHECKERS,
     N_POINTS,
     OFF,
-    R_DOUBLES,
 )
 from acesim.kernels.net import WIN_EQUITY, equity_of, new_net_scratch, ranker_of
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
@@ -285,8 +283,9 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
     """
     hi = max(die_a, die_b)
     lo = min(die_a, die_b)
-    entry = bar_entry_open(rules, hi, lo)
+    rule_bits = move_rules(rules, hi, lo)
     open_bits = open_mask(board)
+    blot_bits = blot_mask(board)
     pairs[:] = 0
     summarize(board, sums[0])
     root = summary_of(sums[0])
@@ -294,7 +293,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
     best_score = -np.inf
     best_d1, best_src1, best_dst1, best_src2, best_dst2 = 0, 0, 0, 0, 0
     # higher die first: every play, each pair of moves noted
-    m1 = legal_moves(board, rules, hi, entry, open_bits, occupied, first_moves)
+    m1 = legal_moves(board, hi, rule_bits, open_bits, blot_bits, occupied, first_moves)
     for i in range(m1):
         src1, dst1 = first_moves[i, 0], first_moves[i, 1]
         first = moved_summary(root, board, src1, dst1)
@@ -302,7 +301,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
             continue  # won with one die: a leaf one die deep
         _copy_board(child, board)
         apply_move(child, src1, dst1)
-        m2 = legal_moves(child, rules, lo, entry, open_bits, first[S_MINE], second_moves)
+        m2 = legal_moves(child, lo, rule_bits, open_bits, blot_bits, first[S_MINE], second_moves)
         seen = 0
         for j in range(m2):
             src2, dst2 = second_moves[j, 0], second_moves[j, 1]
@@ -313,7 +312,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
                 best_d1, best_src1, best_dst1, best_src2, best_dst2 = hi, src1, dst1, src2, dst2
         pairs[src1] = seen
     # lower die first: only the pairs not already played the other way round
-    m1 = legal_moves(board, rules, lo, entry, open_bits, occupied, first_moves)
+    m1 = legal_moves(board, lo, rule_bits, open_bits, blot_bits, occupied, first_moves)
     for i in range(m1):
         src1, dst1 = first_moves[i, 0], first_moves[i, 1]
         first = moved_summary(root, board, src1, dst1)
@@ -321,7 +320,7 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
             continue
         _copy_board(child, board)
         apply_move(child, src1, dst1)
-        m2 = legal_moves(child, rules, hi, entry, open_bits, first[S_MINE], second_moves)
+        m2 = legal_moves(child, hi, rule_bits, open_bits, blot_bits, first[S_MINE], second_moves)
         for j in range(m2):
             src2, dst2 = second_moves[j, 0], second_moves[j, 1]
             if (pairs[src2] >> src1) & 1:
@@ -336,10 +335,10 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
         apply_move(result, best_src2, best_dst2)
         return 2, best_score
     # no play uses both dice: one die, by the higher-die rule
-    m1 = legal_moves(board, rules, hi, entry, open_bits, occupied, first_moves)
+    m1 = legal_moves(board, hi, rule_bits, open_bits, blot_bits, occupied, first_moves)
     d = die_played_alone(hi, lo, m1 > 0)
     if d != hi:
-        m1 = legal_moves(board, rules, d, entry, open_bits, occupied, first_moves)
+        m1 = legal_moves(board, d, rule_bits, open_bits, blot_bits, occupied, first_moves)
     if m1 == 0:
         return 0, tuple_score(root, weights)
     for i in range(m1):
@@ -361,6 +360,8 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
     Like ``_two_dice`` it takes only the arrays it uses.
     """
     open_bits = open_mask(board)
+    blot_bits = blot_mask(board)
+    rule_bits = move_rules(rules, segment[0], segment[0])  # a doubles segment
     summarize(board, parent_sum)
     for i in range(BOARD_SIZE):
         boards[0, 0, i] = board[i]
@@ -384,7 +385,7 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
                 continue
             _copy_board(parent, boards[cur, b])
             here = summary_of(sums[cur, b])
-            m = legal_moves(parent, rules, die, bar_entry_open(rules, die, die), open_bits, here[S_MINE], moves)
+            m = legal_moves(parent, die, rule_bits, open_bits, blot_bits, here[S_MINE], moves)
             for i in range(m):
                 src, dst = moves[i, 0], moves[i, 1]
                 child_summary = moved_summary(here, parent, src, dst)
@@ -461,6 +462,8 @@ def _ranked_plays(board, rules, segment, n, width, ranker, boards, scores, sums,
     short after pruning and the segment must be searched exhaustively.
     """
     open_bits = open_mask(board)
+    blot_bits = blot_mask(board)
+    rule_bits = move_rules(rules, segment[0], segment[0])  # a doubles segment
     summarize(board, parent_sum)
     for i in range(BOARD_SIZE):
         boards[0, 0, i] = board[i]
@@ -479,7 +482,7 @@ def _ranked_plays(board, rules, segment, n, width, ranker, boards, scores, sums,
             if boards[cur, b, OFF] == N_CHECKERS:
                 continue  # the game ended here; a deeper play, if any, is the legal one
             _take_row(boards, sums, cur, b, parent, parent_sum)
-            m = legal_moves(parent, rules, die, bar_entry_open(rules, die, die), open_bits, parent_sum[S_MINE], moves)
+            m = legal_moves(parent, die, rule_bits, open_bits, blot_bits, parent_sum[S_MINE], moves)
             for i in range(m):
                 src, dst = moves[i, 0], moves[i, 1]
                 update_summary(parent_sum, parent, src, dst, child_sum)
@@ -587,7 +590,7 @@ def quick_segment(board, rules, die_a, die_b, width, weights, segment, play, nod
     False the board is as it was and the segment needs ``exhaustive_play``
     (into ``play``), which takes the workspace this function cannot grow.
     """
-    n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, segment)
+    n = segment_of(rules, die_a, die_b, False, segment)
     used, _, found = linear_search(board, rules, segment, n, width, weights, node_sums, child, moves, moves_after,
                                    pairs, beam, beam_scores, beam_sums, parent, parent_sum, play)
     if found:
@@ -662,7 +665,7 @@ def play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choice
     game loop: a call passing the two scratch tuples costs reference counting
     of each of their arrays, a sizable part of a random strategy's roll.
     """
-    n = segment_of(die_a, die_b, rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT, sc.segment)
+    n = segment_of(rules, die_a, die_b, bonus, sc.segment)
     again = rolls_again(rules, die_a, die_b, bonus)
     ws, uniform, used, _ = choose_play(board, rules, sc.segment, n, kind, width, again, weights, choices, ws,
                                        uniform, out, sc, sc.play)
@@ -681,12 +684,11 @@ def choose_double(board, rules, kind, choice_width, weights, choices, ws, out, s
     """
     if kind == RANDOM:
         return ws, below(choices, 6) + 1
-    four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
     again = rolls_again(rules, 1, 1, True)
     best_d = 1
     best_score = -np.inf
     for d in range(1, 7):
-        n = segment_of(d, d, four_plus, sc.segment)
+        n = segment_of(rules, d, d, True, sc.segment)
         ws, _, s = scored_play(board, rules, sc.segment, n, kind, choice_width, again, weights, ws, out, sc, sc.play)
         if d == 1 or s > best_score:
             best_score = s
@@ -711,7 +713,6 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
             board, rules, chosen, chosen, True, kind, width, weights, choices, ws, uniform, out, sc
         )
         return ws, uniform, chosen, n, used
-    four_plus = rules[R_DOUBLES] == DOUBLES_FOUR_PLUS_COMPLEMENT
     again = rolls_again(rules, 1, 1, True)
     best_d, best_n, best_used = 1, 0, 0
     best_score = -np.inf
@@ -720,7 +721,7 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
         search_arrays(sc)
     )
     for d in range(1, 7):
-        n = segment_of(d, d, four_plus, segment)
+        n = segment_of(rules, d, d, True, segment)
         if kind == LINEAR:
             used, s, found = linear_search(board, rules, segment, n, width, weights, node_sums, child, moves,
                                            moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum,

@@ -45,7 +45,16 @@ Why the search is exact:
   home) + (the completing move) + (bear-offs), so the search also allows that
   one move out of order, right after an inside-home move (``_allowed``).  That
   can reach a position twice, so those rules deduplicate the plays
-  (``_may_repeat``).
+  (``_may_repeat``).  Under ``hitting = after-home``, while no checker of the
+  mover is home, a hit must wait for the move that brings one home, which
+  may come late in canonical order.  Before that move nothing is hit, so
+  those moves sort into canonical order ending with it (it has the lowest
+  source of them); after it hits are allowed and the rest sorts again.  So
+  the search starts the run afresh after that move (``_next_limit``), and
+  deduplicates the plays.
+* The other knobs only forbid moves by the state they are made in
+  (``enter_first``: waiting checkers; the bar; the home board), and canonical
+  order makes every entry first, which lifts those restrictions soonest.
 * Between runs (the European 8-die segment), plays from different first-half
   positions can coincide (d = 2, c = 5: 13->11 11->6 and 8->6 13->8), so the
   plays are deduplicated.
@@ -79,24 +88,27 @@ from numba.core import cgutils
 from numba.core.extending import intrinsic
 
 from acesim.kernels.bits import lowest_set
-from acesim.kernels.board import OUTSIDE_BITS, RANK_BAR, RANK_WAITING, bar_entry_open, die_played_alone, legal_sources
+from acesim.kernels.board import (
+    HOME_BITS,
+    MR_BEAROFF_ONLY,
+    OUTSIDE_BITS,
+    RANK_BAR,
+    RANK_WAITING,
+    die_played_alone,
+    hits_barred,
+    legal_sources,
+    move_rules,
+)
 from acesim.kernels.layout import (
     BAR,
-    BEAROFF_STANDARD,
     BOARD_DTYPE,
     BOARD_SIZE,
-    HOME_AFTER_ALL_IN_BEAROFF_ONLY,
-    HOME_LOCKED,
     HOME_TOP,
     MAX_SEGMENT,
     N_CHECKERS,
     N_POINTS,
     OFF,
     OPP_BAR,
-    R_BAR_FIRST,
-    R_BEAROFF,
-    R_HOME,
-    R_HOME_AFTER_ALL_IN,
     WAITING,
 )
 from acesim.kernels.rng import below
@@ -236,18 +248,17 @@ def _moved(a, b, rank, die, hit_bit):
 
 
 @njit(cache=True, inline="always")
-def _node_sources(a, b, occupied, die, bar_entry_ok, bar_first, locked, bearoff_only, standard,
-                  open_bits):
+def _node_sources(a, b, occupied, die, rule_bits, open_bits, blot_bits):
     """``board.legal_sources`` at the node keyed ``(a, b)``; none once the mover has all 15 off."""
     off = (b >> _SHIFT_OFF) & 15
     if off == N_CHECKERS:
         return 0  # the game ended with the last checker off: nothing more is played
-    return legal_sources((b >> _SHIFT_BAR) & 15, (b >> _SHIFT_WAITING) & 15, off, die, bar_entry_ok,
-                    bar_first, locked, bearoff_only, standard, open_bits, occupied)
+    return legal_sources((b >> _SHIFT_BAR) & 15, (b >> _SHIFT_WAITING) & 15, off, die, rule_bits, open_bits,
+                         blot_bits, occupied)
 
 
 @njit(cache=True, inline="always")
-def _allowed(bits, limit, bearoff_only, a, b, occupied, die):
+def _allowed(bits, limit, rule_bits, a, b, occupied, die):
     """The legal sources ``bits`` that canonical order allows at a node.
 
     Ranks up to ``limit``; and under bearoff-only, right after an inside-home
@@ -255,7 +266,7 @@ def _allowed(bits, limit, bearoff_only, a, b, occupied, die):
     are home no inside-home move may follow it, so it may break the order.
     """
     allowed = bits & ((2 << limit) - 1)
-    if bearoff_only and limit <= HOME_TOP:
+    if rule_bits & MR_BEAROFF_ONLY and limit <= HOME_TOP:
         outside = occupied & OUTSIDE_BITS
         if (
             outside & bits
@@ -267,6 +278,24 @@ def _allowed(bits, limit, bearoff_only, a, b, occupied, die):
             if _nibble(a, b, s - 1) == 1 and s - die <= HOME_TOP:
                 allowed |= outside
     return allowed
+
+
+@njit(cache=True, inline="always")
+def _next_limit(rank, same_die, rule_bits, b, occupied, occupied_after):
+    """The highest source rank canonical order allows after a move from ``rank``.
+
+    A run of equal dice goes on in canonical order and a new run starts afresh.
+    So does the rest of a run after the move that first brings a checker home
+    while hits wait for it (``hitting = after-home``): any play sorts into
+    canonical moves that hit nothing up to that move, then canonical moves
+    from the position it reached, where hits are allowed.  ``b`` is the
+    key's word 1 and ``occupied`` the occupied points before the move.
+    """
+    if not same_die:
+        return RANK_BAR
+    if hits_barred(rule_bits, (b >> _SHIFT_OFF) & 15, occupied) and occupied_after & HOME_BITS:
+        return RANK_BAR
+    return rank
 
 
 @njit(cache=True, inline="always")
@@ -298,17 +327,19 @@ def _hash(a, b):
 
 @njit(cache=True, inline="always")
 def _set_start(board, scratch):
-    """The start's key into the scratch, and its blots' key bits: ``(a, b, occupied, open_bits)``.
+    """The start's key into the scratch, and its blots' key bits: ``(a, b, occupied, open_bits, blot_bits)``.
 
     ``occupied`` is the mover's points (``board.occupied_mask``), ``open_bits``
-    the points a checker may land on (``board.open_mask``).  A blot's bit is
-    kept per landing point, so a move sets it without looking at the board.
+    the points a checker may land on (``board.open_mask``), ``blot_bits`` the
+    opposing blots (``board.blot_mask``).  A blot's key bit is kept per landing
+    point, so a move sets it without looking at the board.
     """
     a = 0
     b = 0
     occupied = 0
     open_bits = 0
     blots = 0
+    blot_bits = 0
     scratch[_HIT] = 0  # bearing off hits nothing
     for i in range(N_POINTS):
         v = np.int64(board[i])
@@ -323,6 +354,7 @@ def _set_start(board, scratch):
             scratch[_HIT + i + 1] = 1 << (_HIT_SHIFT + blots)
             scratch[_BLOTS + blots] = i + 1
             blots += 1
+            blot_bits |= 1 << (i + 1)
         if v >= -1:
             open_bits |= 1 << (i + 1)
     bar = np.int64(board[BAR])
@@ -331,7 +363,7 @@ def _set_start(board, scratch):
     b += (bar << _SHIFT_BAR) + (waiting << _SHIFT_WAITING) + (off << _SHIFT_OFF)
     scratch[_KEYS] = a
     scratch[_KEYS + 1] = b
-    return a, b, occupied, open_bits
+    return a, b, occupied, open_bits, blot_bits
 
 
 # --- a non-double: two dice, both orders ---------------------------------------------------
@@ -369,8 +401,7 @@ def _second_moves(scratch, a1, b1, r1, t1, d2, second, order, hi_bits, n, suspec
 
 
 @njit(cache=True, inline="always")
-def _both_orders(scratch, a, b, occupied, open_bits, hi, lo, hi_bits, lo_bits, bar_entry_ok, bar_first, locked,
-                 bearoff_only, standard):
+def _both_orders(scratch, a, b, occupied, open_bits, blot_bits, hi, lo, hi_bits, lo_bits, rule_bits):
     """The plays of both dice of ``[hi, lo]``, higher die first: ``(n, suspects)`` or ``(FULL, 0)``.
 
     ``hi_bits`` and ``lo_bits`` are each die's sources at the start.  The
@@ -390,8 +421,8 @@ def _both_orders(scratch, a, b, occupied, open_bits, hi, lo, hi_bits, lo_bits, b
             rest &= rest - 1
             t1 = _landing(r1, d1)
             a1, b1 = _moved(a, b, r1, d1, scratch[_HIT + t1])
-            second = _node_sources(a1, b1, _occupied_after(occupied, a, b, r1, t1), d2, bar_entry_ok, bar_first,
-                                   locked, bearoff_only, standard, open_bits)
+            second = _node_sources(a1, b1, _occupied_after(occupied, a, b, r1, t1), d2, rule_bits, open_bits,
+                                   blot_bits)
             if order == 0:
                 scratch[_AFTER + r1] = second
             n, suspects = _second_moves(scratch, a1, b1, r1, t1, d2, second, order, hi_bits, n, suspects)
@@ -427,8 +458,7 @@ def _single_moves(scratch, a, b, die, sources):
 
 
 @njit(cache=True, inline="always")
-def _two_dice(scratch, a, b, occupied, open_bits, die_a, die_b, bar_entry_ok, bar_first, locked, bearoff_only,
-              standard):
+def _two_dice(scratch, a, b, occupied, open_bits, blot_bits, die_a, die_b, rule_bits):
     """The plays of the non-double ``[die_a, die_b]``: ``(n, repeats, dice used)`` or FULL.
 
     The plays of both dice if there are any, else the higher die's single
@@ -441,12 +471,9 @@ def _two_dice(scratch, a, b, occupied, open_bits, die_a, die_b, bar_entry_ok, ba
     bar = (b >> _SHIFT_BAR) & 15
     waiting = (b >> _SHIFT_WAITING) & 15
     off = (b >> _SHIFT_OFF) & 15
-    hi_bits = legal_sources(bar, waiting, off, hi, bar_entry_ok, bar_first, locked, bearoff_only, standard,
-                            open_bits, occupied)
-    lo_bits = legal_sources(bar, waiting, off, lo, bar_entry_ok, bar_first, locked, bearoff_only, standard,
-                            open_bits, occupied)
-    n, suspects = _both_orders(scratch, a, b, occupied, open_bits, hi, lo, hi_bits, lo_bits, bar_entry_ok,
-                               bar_first, locked, bearoff_only, standard)
+    hi_bits = legal_sources(bar, waiting, off, hi, rule_bits, open_bits, blot_bits, occupied)
+    lo_bits = legal_sources(bar, waiting, off, lo, rule_bits, open_bits, blot_bits, occupied)
+    n, suspects = _both_orders(scratch, a, b, occupied, open_bits, blot_bits, hi, lo, hi_bits, lo_bits, rule_bits)
     if n == FULL:
         return FULL, 0, 0
     if n + suspects == 0:
@@ -526,8 +553,7 @@ def _last_moves(scratch, a, b, sources, die, n_dice, n, used):
 
 
 @njit(cache=True, inline="always")
-def _last_two(scratch, segment, k, a, b, occupied, sources, n_dice, n, used, open_bits, bar_entry_ok, bar_first,
-              locked, bearoff_only, standard):
+def _last_two(scratch, segment, k, a, b, occupied, sources, n_dice, n, used, open_bits, blot_bits, rule_bits):
     """The plays below the node ``(a, b)`` of depth ``k = n_dice - 2``: ``(n, used)`` or FULL.
 
     By a loop rather than the stack: each child is a leaf or the parent of plays.
@@ -542,12 +568,13 @@ def _last_two(scratch, segment, k, a, b, occupied, sources, n_dice, n, used, ope
         a1 = a + scratch[move]
         b1 = (b + scratch[move + 1]) | scratch[move + 2]
         o1 = _occupied_after(occupied, a, b, r, _landing(r, die))
-        bits = _node_sources(a1, b1, o1, die2, bar_entry_ok, bar_first, locked, bearoff_only, standard, open_bits)
+        bits = _node_sources(a1, b1, o1, die2, rule_bits, open_bits, blot_bits)
         if bits == 0:
             n, used = _leaf(scratch, k + 1, a1, b1, n, used)
         else:
             # a run of equal dice goes on in canonical order; a new run starts afresh
-            more = _allowed(bits, r if die2 == die else RANK_BAR, bearoff_only, a1, b1, o1, die2)
+            more = _allowed(bits, _next_limit(r, die2 == die, rule_bits, b, occupied, o1), rule_bits, a1, b1, o1,
+                            die2)
             if more:
                 n, used = _last_moves(scratch, a1, b1, more, die2, n_dice, n, used)
         if n == FULL:
@@ -556,8 +583,7 @@ def _last_two(scratch, segment, k, a, b, occupied, sources, n_dice, n, used, ope
 
 
 @njit(cache=True, inline="always")
-def _visit(scratch, segment, n_dice, k, n, used, open_bits, bar_entry_ok, bar_first, locked, bearoff_only,
-           standard):
+def _visit(scratch, segment, n_dice, k, n, used, open_bits, blot_bits, rule_bits):
     """Enter the node of depth ``k``: ``(n, used)`` or ``(FULL, 0)``.
 
     A leaf is added; the children of the last die, or of the last two, are
@@ -571,22 +597,22 @@ def _visit(scratch, segment, n_dice, k, n, used, open_bits, bar_entry_ok, bar_fi
     b = scratch[_KEYS + 2 * k + 1]
     occupied = scratch[_OCC + k]
     die = segment[k]
-    bits = _node_sources(a, b, occupied, die, bar_entry_ok, bar_first, locked, bearoff_only, standard, open_bits)
+    bits = _node_sources(a, b, occupied, die, rule_bits, open_bits, blot_bits)
     if bits == 0:
         # the game is over or the die cannot be played
         return _leaf(scratch, k, a, b, n, used)
-    allowed = _allowed(bits, scratch[_LIMIT + k], bearoff_only, a, b, occupied, die)
+    allowed = _allowed(bits, scratch[_LIMIT + k], rule_bits, a, b, occupied, die)
     if allowed and k == n_dice - 1:
         return _last_moves(scratch, a, b, allowed, die, n_dice, n, used)
     if allowed and k == n_dice - 2:
-        return _last_two(scratch, segment, k, a, b, occupied, allowed, n_dice, n, used, open_bits, bar_entry_ok,
-                         bar_first, locked, bearoff_only, standard)
+        return _last_two(scratch, segment, k, a, b, occupied, allowed, n_dice, n, used, open_bits, blot_bits,
+                         rule_bits)
     scratch[_PEND + k] = allowed
     return n, used
 
 
 @njit(cache=True, inline="always")
-def _descend(scratch, segment, k):
+def _descend(scratch, segment, k, rule_bits):
     """Step from the node of depth ``k`` to its next child still to try; False when none is left."""
     p = scratch[_PEND + k]
     if p == 0:
@@ -599,15 +625,14 @@ def _descend(scratch, segment, k):
     move = _MOVES + 3 * _N_RANKS * die + 3 * r
     scratch[_KEYS + 2 * k + 2] = a + scratch[move]
     scratch[_KEYS + 2 * k + 3] = (b + scratch[move + 1]) | scratch[move + 2]
-    scratch[_OCC + k + 1] = _occupied_after(scratch[_OCC + k], a, b, r, _landing(r, die))
-    # a run of equal dice goes on in canonical order; a new run starts afresh
-    scratch[_LIMIT + k + 1] = r if segment[k + 1] == die else RANK_BAR
+    occupied = scratch[_OCC + k]
+    scratch[_OCC + k + 1] = _occupied_after(occupied, a, b, r, _landing(r, die))
+    scratch[_LIMIT + k + 1] = _next_limit(r, segment[k + 1] == die, rule_bits, b, occupied, scratch[_OCC + k + 1])
     return True
 
 
 @njit(cache=True, inline="always")
-def _depth_first(scratch, segment, n_dice, occupied, open_bits, bar_entry_ok, bar_first, locked, bearoff_only,
-                 standard):
+def _depth_first(scratch, segment, n_dice, occupied, open_bits, blot_bits, rule_bits):
     """The plays of ``segment[:n_dice]`` in its order: ``(n, dice used)`` or ``(FULL, 0)``.
 
     From the start (``_set_start``), with the moves' key changes (``_set_move_keys``).
@@ -615,13 +640,11 @@ def _depth_first(scratch, segment, n_dice, occupied, open_bits, bar_entry_ok, ba
     scratch[_OCC] = occupied
     scratch[_LIMIT] = RANK_BAR
     k = 0
-    n, used = _visit(scratch, segment, n_dice, 0, 0, 0, open_bits, bar_entry_ok, bar_first, locked, bearoff_only,
-                     standard)
+    n, used = _visit(scratch, segment, n_dice, 0, 0, 0, open_bits, blot_bits, rule_bits)
     while n != FULL:
-        if _descend(scratch, segment, k):
+        if _descend(scratch, segment, k, rule_bits):
             k += 1
-            n, used = _visit(scratch, segment, n_dice, k, n, used, open_bits, bar_entry_ok, bar_first, locked,
-                             bearoff_only, standard)
+            n, used = _visit(scratch, segment, n_dice, k, n, used, open_bits, blot_bits, rule_bits)
         elif k == 0:
             return n, used
         else:
@@ -630,13 +653,14 @@ def _depth_first(scratch, segment, n_dice, occupied, open_bits, bar_entry_ok, ba
 
 
 @njit(cache=True, inline="always")
-def _may_repeat(segment, used, bearoff_only):
+def _may_repeat(segment, used, rule_bits, hits_wait):
     """Whether the plays of ``segment[:used]`` in canonical order can reach a position twice.
 
     One run of one die in canonical order reaches each position once; a second
-    run, or the bearoff-only exception, can reach a position twice.
+    run, the bearoff-only exception, or a run restarted where the mover first
+    reaches home (``hits_wait``: hits are barred at the start) can reach a position twice.
     """
-    if bearoff_only:
+    if rule_bits & MR_BEAROFF_ONLY or hits_wait:
         return True
     for j in range(1, used):
         if segment[j] != segment[j - 1]:
@@ -645,17 +669,17 @@ def _may_repeat(segment, used, bearoff_only):
 
 
 @njit(cache=True, _nrt=False)
-def _runs(scratch, segment, n_dice, occupied, open_bits, bar_entry_ok, bar_first, locked, bearoff_only, standard):
+def _runs(scratch, segment, n_dice, occupied, open_bits, blot_bits, rule_bits):
     """The plays of ``segment[:n_dice]``, each run of equal dice in canonical order.
 
     Returns ``(n, repeats, dice used)`` or ``(FULL, 0, 0)``, as ``_search`` does.
     """
     _set_move_keys(scratch, segment, n_dice)
-    n, used = _depth_first(scratch, segment, n_dice, occupied, open_bits, bar_entry_ok, bar_first, locked,
-                           bearoff_only, standard)
+    n, used = _depth_first(scratch, segment, n_dice, occupied, open_bits, blot_bits, rule_bits)
     if n == FULL:
         return FULL, 0, 0
-    if _may_repeat(segment, used, bearoff_only):
+    hits_wait = hits_barred(rule_bits, (scratch[_KEYS + 1] >> _SHIFT_OFF) & 15, occupied)
+    if _may_repeat(segment, used, rule_bits, hits_wait):
         return 0, n, used  # all of them may repeat
     return n, 0, used
 
@@ -672,18 +696,12 @@ def _search(board, rules, segment, n_dice, scratch):
     from those but may repeat among themselves (``_distinct`` removes the
     copies).
     """
-    a, b, occupied, open_bits = _set_start(board, scratch)
+    a, b, occupied, open_bits, blot_bits = _set_start(board, scratch)
     doubles_segment = n_dice >= 2 and segment[0] == segment[1]
-    bar_entry_ok = bar_entry_open(rules, segment[0], segment[1] if n_dice >= 2 else 0)
-    bar_first = rules[R_BAR_FIRST] != 0
-    locked = rules[R_HOME] == HOME_LOCKED
-    bearoff_only = rules[R_HOME_AFTER_ALL_IN] == HOME_AFTER_ALL_IN_BEAROFF_ONLY
-    standard = rules[R_BEAROFF] == BEAROFF_STANDARD
+    rule_bits = move_rules(rules, segment[0], segment[1] if n_dice >= 2 else 0)
     if n_dice == 2 and not doubles_segment:
-        return _two_dice(scratch, a, b, occupied, open_bits, segment[0], segment[1], bar_entry_ok, bar_first,
-                         locked, bearoff_only, standard)
-    return _runs(scratch, segment, n_dice, occupied, open_bits, bar_entry_ok, bar_first, locked, bearoff_only,
-                 standard)
+        return _two_dice(scratch, a, b, occupied, open_bits, blot_bits, segment[0], segment[1], rule_bits)
+    return _runs(scratch, segment, n_dice, occupied, open_bits, blot_bits, rule_bits)
 
 
 @njit(cache=True, inline="always")
