@@ -36,7 +36,7 @@ from acesim.errors import AcesimError
 from acesim.inputs import read_bytes
 from acesim.limits import PLAY_WIDTH
 from acesim.kernels import net as N
-from acesim.rules import KNOBS, RULES_VERSION, Ruleset
+from acesim.rules import KNOBS, RULES_VERSION, Ruleset, recorded_knobs
 
 MODEL_FORMAT = 1
 DEFAULT_WIDTH = PLAY_WIDTH  # candidates of a doubles segment the network judges in play
@@ -149,9 +149,10 @@ def load_model(path: str | Path) -> LearnedModel:
         raise AcesimError(f"{where} was trained under rules version {meta.get('rules_version')}; "
                           f"this acesim plays rules version {RULES_VERSION}")
     rules = meta.get("rules")
-    if not isinstance(rules, dict) or set(rules) != {"name", *KNOBS}:
+    recorded = recorded_knobs(rules) if isinstance(rules, dict) and set(rules) <= {"name", *KNOBS} else None
+    if recorded is None or "name" not in rules:
         raise AcesimError(f"{where} does not record every rule knob it was trained under")
-    knobs = tuple((k, rules[k]) for k in KNOBS)
+    knobs = tuple(recorded.items())
     return LearnedModel(str(path), array, str(rules["name"]), knobs, meta, hashlib.sha256(raw).hexdigest())
 
 

@@ -189,6 +189,24 @@ class Ruleset:
         return array
 
 
+# Knobs added after the first fourteen, with the value that plays the game as it was before
+# the knob existed: a rule set recorded without one (a model file, a run's plan) plays that.
+LATER_KNOBS: dict[str, Any] = {
+    f.name: f.default for f in dataclasses.fields(Ruleset)
+    if f.name in KNOB_VALUES and f.default is not dataclasses.MISSING
+}
+
+
+def recorded_knobs(recorded: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Every knob of a rule set recorded by this or an earlier acesim, or None if one is missing.
+
+    A knob added later than the record is filled in from ``LATER_KNOBS``.
+    """
+    if not set(KNOBS) - set(LATER_KNOBS) <= set(recorded):
+        return None
+    return {knob: recorded.get(knob, LATER_KNOBS.get(knob)) for knob in KNOBS}
+
+
 def _check_knob(knob: str) -> None:
     if knob not in KNOB_VALUES:
         raise AcesimError(f"unknown rule knob {knob!r}; knobs: {', '.join(KNOBS)}")

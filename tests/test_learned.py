@@ -187,10 +187,9 @@ def test_learned_search_ends_on_a_legal_play(tiny_model, name, width):
     ws, out, sc = new_workspace(), np.zeros(3, dtype=np.int64), new_scratch(max(width, 1))
     segment = np.zeros(8, dtype=np.int64)
     result, full = np.zeros(32, dtype=np.int8), np.zeros(32, dtype=np.int8)
-    four_plus = rules.doubles == "four-plus-complement"
     for board, (a, b) in zip(boards, dice):
         for d1, d2 in ((a, b), (a, a), (7 - a, 7 - a)):
-            n = segment_of(d1, d2, four_plus, segment)
+            n = segment_of(ra, d1, d2, False, segment)
             ref = new_workspace()
             while enumerate_plays(board, ra, segment, n, ref, out) == FULL:
                 ref = grown_workspace(ref)
@@ -222,7 +221,7 @@ def test_choose_double_uses_the_network(tiny_model):
         ws, d = choose_double(board, rules, LEARNED, 4, model, choices, ws, out, sc)
         scores = []
         for face in range(1, 7):
-            n = segment_of(face, face, True, segment)
+            n = segment_of(rules, face, face, True, segment)
             ws, _, s = net_best_play(board, rules, segment, n, 4, True, ws, out, model, sc, result)
             scores.append(s)
         assert d == int(np.argmax(scores)) + 1

@@ -48,7 +48,6 @@ def _legal_plays(board, ra, segment, n, ws, out):
 def test_every_search_returns_a_legal_play_whatever_the_scores(name, bad):
     rules = PRESETS[name]
     ra = rules.to_array()
-    four_plus = rules.doubles == "four-plus-complement"
     boards, _ = sample_positions(rules, 40, seed=9)
     weights = _weights(bad)
     out = np.zeros(3, dtype=np.int64)
@@ -60,7 +59,7 @@ def test_every_search_returns_a_legal_play_whatever_the_scores(name, bad):
         for board in boards:
             for a in range(1, 7):
                 for b in range(a, 7):
-                    n = segment_of(a, b, four_plus, segment)
+                    n = segment_of(ra, a, b, False, segment)
                     ws, legal, used = _legal_plays(board, ra, segment, n, ws, out)
                     ws, got_used, _ = best_play(board, ra, segment, n, width, ws, out, weights, sc, result)
                     assert check_invariants(result) == OK, (a, b, width)
@@ -72,7 +71,6 @@ def test_every_search_returns_a_legal_play_whatever_the_scores(name, bad):
 def test_the_double_after_a_1_2_is_a_legal_play_whatever_the_scores(name):
     rules = PRESETS[name]
     ra = rules.to_array()
-    four_plus = rules.doubles == "four-plus-complement"
     boards, _ = sample_positions(rules, 30, seed=5)
     out = np.zeros(3, dtype=np.int64)
     segment = np.zeros(L.MAX_SEGMENT, dtype=np.int64)
@@ -88,7 +86,7 @@ def test_the_double_after_a_1_2_is_a_legal_play_whatever_the_scores(name):
                     played, ra, LINEAR, width, width, weights, choices, ws, uniform, out, sc
                 )
                 assert 1 <= chosen <= 6
-                assert n == segment_of(chosen, chosen, four_plus, segment)
+                assert n == segment_of(ra, chosen, chosen, True, segment)
                 ws, legal, legal_used = _legal_plays(board, ra, segment, n, ws, out)
                 assert check_invariants(played) == OK
                 assert played.tobytes() in legal

@@ -166,3 +166,16 @@ def test_rules_show_names_the_source_of_a_house_rule_value():
         assert value in (True, False) if KNOB_VALUES[knob] is bool else value in KNOB_VALUES[knob]
         if source.startswith("docs/"):
             assert (Path(__file__).parent.parent / source.split(",")[0]).exists(), source
+
+
+def test_a_record_without_the_later_knobs_plays_them_as_before():
+    """A model file or plan written before a knob existed plays that knob at its old behaviour."""
+    from acesim.rules import LATER_KNOBS, recorded_knobs
+
+    european = Ruleset.preset("european")
+    assert LATER_KNOBS and all(getattr(european, k) == v for k, v in LATER_KNOBS.items())
+    old = {k: v for k, v in european.knobs().items() if k not in LATER_KNOBS}
+    assert recorded_knobs(old) == european.knobs()
+    assert recorded_knobs({**old, "hitting": "after-home"})["hitting"] == "after-home"
+    first_knob = next(k for k in KNOBS if k not in LATER_KNOBS)
+    assert recorded_knobs({k: v for k, v in old.items() if k != first_knob}) is None
