@@ -27,6 +27,8 @@ TABLE = {
     "bearoff": ("exact", "standard", "exact", "standard"),
     "scoring": ("single", "per-checker", "single", "gammons"),
     "stakes_double_on_1_2": (False, False, False, False),
+    "cube": ("none", "none", "none", "none"),
+    "cube_max": (64, 64, 64, 64),
 }
 
 

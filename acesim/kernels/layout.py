@@ -44,7 +44,10 @@ R_HOME_AFTER_ALL_IN = 10
 R_BEAROFF = 11
 R_SCORING = 12
 R_STAKES_DOUBLE_ON_1_2 = 13
-RULES_SIZE = 14
+# 14 and 15 are kept for knobs of their own
+R_CUBE = 16
+R_CUBE_MAX = 17  # the highest cube value, the number itself
+RULES_SIZE = 18
 RULES_DTYPE = np.int64
 
 # Knob value codes; the order of each tuple in acesim.rules.KNOB_VALUES matches.
@@ -57,5 +60,6 @@ HOME_FREE, HOME_LOCKED = 0, 1
 HOME_AFTER_ALL_IN_FREE, HOME_AFTER_ALL_IN_BEAROFF_ONLY = 0, 1
 BEAROFF_EXACT, BEAROFF_STANDARD = 0, 1
 SCORING_SINGLE, SCORING_PER_CHECKER, SCORING_GAMMONS = 0, 1, 2
+CUBE_NONE, CUBE_MONEY = 0, 1
 
 MAX_SEGMENT = 8  # four of a number then four of its complement
