@@ -188,8 +188,8 @@ def rules_show(
         value = getattr(ruleset, knob)
         if (knob, value) in VALUE_SOURCES and (base is None or getattr(base, knob) != value):
             console.print(f"Source of {knob} = {_show_value(value)}: {VALUE_SOURCES[(knob, value)]}")
-    if not ruleset.has_cube:
-        console.print("cube_max is ignored with cube = none (docs/rules.md section 4)")
+    if not ruleset.has_cube and base is not None and ruleset.cube_max != base.cube_max:
+        console.print(f"cube_max = {ruleset.cube_max} is ignored with cube = none (docs/rules.md section 4)")
 
 
 def _show_value(value: str | bool | int) -> str:

@@ -297,3 +297,11 @@ def test_rules_show_prints_the_integer_knob():
     data = json.loads(proc.stdout)
     assert data["cube"] == "money" and data["cube_max"] == 16
     assert shipped_path("navy").exists()
+
+
+def test_rules_show_says_when_cube_max_is_ignored():
+    proc = console("rules", "show", "navy", "--rule", "cube_max=8")
+    assert proc.returncode == 0, proc.stderr
+    assert "cube_max = 8 is ignored with cube = none" in proc.stdout
+    proc = console("rules", "show", "navy", "--rule", "cube=money", "--rule", "cube_max=8")
+    assert "ignored" not in proc.stdout and "Source of cube = money" in proc.stdout
