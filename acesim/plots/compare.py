@@ -115,7 +115,7 @@ def cube_points_chart(cube: pd.DataFrame) -> Figure:
         reference=1.0,
         reference_label="1 (a single game)",
         ylabel="points per game (the winner's)",
-        title="What a game is worth, the doubling cube included (mean ± 95% interval)",
+        title="Points per game with the cube (mean ± 95% interval)",
     )
 
 
