@@ -46,12 +46,17 @@ def test_a_taker_that_cannot_win_never_takes_and_the_take_point_is_janowskis(win
     assert C.take_point(win, loss, life) == pytest.approx(tp)
 
 
-def test_the_take_points_at_the_ends_of_cube_life():
-    # W = L = 1: a dead cube needs a quarter of the games, a live one a fifth
-    assert C.take_point(1.0, 1.0, 0.0) == pytest.approx(janowski_take_point(1.0, 1.0, 0.0))
-    assert C.take_point(1.0, 1.0, 0.0) == pytest.approx(1 / 4)
-    assert C.take_point(1.0, 1.0, 1.0) == pytest.approx(1 / 5)
-    assert C.live_take_point(1.0, 1.0) == pytest.approx(C.take_point(1.0, 1.0, 1.0))
+@pytest.mark.parametrize("win,loss", WINS_LOSSES)
+def test_the_take_points_at_the_ends_of_cube_life(win, loss):
+    # a dead cube: taking is worth twice the cubeless equity, dropping one cube; the
+    # take point balances 2 (q (W + L) - L) = -1
+    dead = (loss - 0.5) / (win + loss)
+    assert C.take_point(win, loss, 0.0) == pytest.approx(dead)
+    # a perfectly live cube: Janowski's live take point (a fifth of the games at W = L = 1)
+    assert C.take_point(win, loss, 1.0) == pytest.approx(janowski_take_point(win, loss, 1.0))
+    assert C.live_take_point(win, loss) == pytest.approx(C.take_point(win, loss, 1.0))
+    # the cube's life lowers the take point: owning the cube is worth something
+    assert C.take_point(win, loss, 1.0) < C.take_point(win, loss, C.CUBE_LIFE) < dead
 
 
 def _double_point(win: float, loss: float, life: float, owned: bool) -> float:
@@ -86,10 +91,13 @@ def test_the_double_point_is_where_doubling_starts_to_gain(win, loss, life, owne
         assert C.should_double(above, win, loss, life, owned)
 
 
-def test_a_dead_cube_without_gammons_doubles_past_half():
-    assert _double_point(1.0, 1.0, 0.0, False) == pytest.approx(0.5)
-    assert not C.should_double(0.5, 1.0, 1.0, 0.0, False)
-    assert C.should_double(0.5 + 1e-9, 1.0, 1.0, 0.0, False)
+def test_a_dead_cube_without_gammons_doubles_as_soon_as_it_is_the_favourite():
+    # dead cube, W = L = 1: playing on is worth 2p - 1, a double taken 2 (2p - 1), so doubling
+    # gains exactly where the cubeless equity turns positive
+    even = _double_point(1.0, 1.0, 0.0, False)
+    assert 2 * even - 1 == pytest.approx(0.0)
+    assert not C.should_double(even, 1.0, 1.0, 0.0, False)
+    assert C.should_double(even + 1e-9, 1.0, 1.0, 0.0, False)
 
 
 @pytest.mark.parametrize("life", (0.0, 0.25, C.CUBE_LIFE))  # a perfectly live cube is never too good
