@@ -188,10 +188,12 @@ def rules_show(
         value = getattr(ruleset, knob)
         if (knob, value) in VALUE_SOURCES and (base is None or getattr(base, knob) != value):
             console.print(f"Source of {knob} = {_show_value(value)}: {VALUE_SOURCES[(knob, value)]}")
+    if not ruleset.has_cube and base is not None and ruleset.cube_max != base.cube_max:
+        console.print(f"cube_max = {ruleset.cube_max} is ignored with cube = none (docs/rules.md section 4)")
 
 
-def _show_value(value: str | bool) -> str:
-    return str(value).lower() if isinstance(value, bool) else value
+def _show_value(value: str | bool | int) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 # --- positions ----------------------------------------------------------------
@@ -315,10 +317,17 @@ def hint(
         ruleset = load_ruleset(rules, rule or ())
         pos = parse_position(position, ruleset.start)
         frame = rank_plays(ruleset, pos, dice, strategy, ply, top or None)
+    _cubeless_note(ruleset, "hint ranks checker plays by cubeless equity")
     if as_json:
         typer.echo(json.dumps(hint_json(frame)))
     else:
         typer.echo(format_hint(frame, ruleset, console.width))
+
+
+def _cubeless_note(ruleset, what: str) -> None:
+    """Say on stderr, so that JSON output stays clean, that the cube is left out (docs/rules.md section 6)."""
+    if ruleset.has_cube:
+        typer.echo(f"note: {what}; cube={ruleset.cube} does not enter it", err=True)
 
 
 def _run_batch(batch: Path, out: Optional[Path]) -> int:
@@ -413,13 +422,15 @@ def _progress_bar(total: int, label: str, enabled: bool, unit: str = "games"):
 def _summary_table(summaries: list[dict], width: int | None = None) -> list[Table]:
     """The figures of every rule set side by side, each rule set's value and n in one table
     (as many tables as ``width``, the console's by default, needs)."""
-    from acesim.summary import PERCENT_FIGURES, table_rows
+    from acesim.summary import PERCENT_FIGURES, has_cube, table_rows
 
     first = summaries[0]
     header = ["figure"]
     for doc in summaries:
         header += [f"{doc['rules_name']}: value [95% CI]", "n"]
-    per_rules = [table_rows(doc) for doc in summaries]
+    # side by side, every rule set shows the cube's rows when one of them has the cube
+    cube = any(has_cube(doc) for doc in summaries)
+    per_rules = [table_rows(doc, cube) for doc in summaries]
     rows = []
     for i, row in enumerate(per_rules[0]):
         cells = [row["metric"]]
@@ -587,6 +598,7 @@ def rollout(
         with _progress_bar(games, "trials", progress and not as_json, "trials") as advance:
             result = roll_out(ruleset, pos, games, strategy, dice, candidates, truncate, seed, until_ci, reduce,
                               n_workers, scheduler, on_progress=(lambda n, half: advance(n, f"±{half:.3f}")) if advance else None)
+    _cubeless_note(ruleset, "rollout trials are played without the cube")
     if as_json:
         typer.echo(json.dumps(rollout_json(result)))
     else:

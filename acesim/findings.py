@@ -136,10 +136,21 @@ def _skill(row: pd.Series) -> str:
             f"({_games(row['games'])}).")
 
 
+def _cube(row: pd.Series) -> str:
+    return (f"**The doubling cube ends {percent(row['dropped_share'], row['dropped_share_low'], row['dropped_share_high'])}"
+            f" of games by a dropped double;** the final cube is "
+            f"{plain(row['cube_value'], row['cube_value_low'], row['cube_value_high'], 2)} on average, "
+            f"{plain(row['cube_offers_per_game'], row['cube_offers_per_game_low'], row['cube_offers_per_game_high'], 2)}"
+            f" doubles are offered per game, and a game is worth "
+            f"{plain(row['points_per_game'], row['points_per_game_low'], row['points_per_game_high'], 2)} points "
+            f"({_games(row['finished'])}).")
+
+
 def rule_set_findings(t: dict[str, pd.DataFrame], name: str) -> list[str]:
     """The sentences for one rule set, from whichever of its tables the report has."""
     knobs = t["rules"].set_index("knob")[name] if "rules" in t else None
     scoring = str(knobs["scoring"]) if knobs is not None and "scoring" in knobs.index else None
+    cube = knobs is not None and "cube" in knobs.index and str(knobs["cube"]) != "none"
     out: list[str] = []
     if "comparison" in t:
         row = t["comparison"].set_index("rules").loc[name]
@@ -147,6 +158,8 @@ def rule_set_findings(t: dict[str, pd.DataFrame], name: str) -> list[str]:
         forfeits = _forfeits(row)
         if forfeits:
             out.append(forfeits)
+    if cube and "cube" in t:
+        out.append(_cube(t["cube"].set_index("rules").loc[name]))
     if "roll_values" in t:
         out.append(_roll_values(t["roll_values"][t["roll_values"]["rules"] == name]))
     if "bonus_model" in t:
@@ -194,12 +207,31 @@ def _sharpest_first_mover(d: pd.DataFrame) -> str | None:
             f"{_games(row['n'])}; it holds after correcting for the {m} comparisons).")
 
 
+def _sharpest_points(d: pd.DataFrame) -> str | None:
+    """What a game is worth, where the paired figures have it (rule sets with the cube)."""
+    points = d[d["metric"] == "points"]
+    if points.empty:
+        return None
+    notable = points[points["notable"].astype(bool)]
+    if notable.empty:
+        row = points.loc[points["diff"].abs().idxmax()]
+        return (f"**No rule set changes what a game is worth measurably from {row['base']}:** the largest "
+                f"difference, {row['rules']}'s, is {signed(row['diff'], row['paired_low'], row['paired_high'])} "
+                f"points per game ({_games(row['n'])}).")
+    row = notable.loc[notable["diff"].abs().idxmax()]
+    more = "more" if row["diff"] > 0 else "less"
+    return (f"**A game is worth {more} under {row['rules']} than under {row['base']}:** "
+            f"{signed(row['diff'], row['paired_low'], row['paired_high'])} points per game "
+            f"({row['mean_rules']:.2f} against {row['mean_base']:.2f} points; paired on common dice, "
+            f"{_games(row['n'])}).")
+
+
 def between_findings(t: dict[str, pd.DataFrame]) -> list[str]:
-    """The one or two sharpest differences between the rule sets, from the paired differences."""
+    """The sharpest differences between the rule sets, from the paired differences."""
     if "paired_differences" not in t or t["paired_differences"].empty:
         return []
     d = t["paired_differences"]
-    return [s for s in (_sharpest_first_mover(d), _sharpest_length(d)) if s]
+    return [s for s in (_sharpest_first_mover(d), _sharpest_length(d), _sharpest_points(d)) if s]
 
 
 def findings_markdown(t: dict[str, pd.DataFrame], names: list[str]) -> list[str]:

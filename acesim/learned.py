@@ -197,6 +197,12 @@ def train(
     """
     if games <= 0:
         raise AcesimError(f"the number of training games must be positive, got {games}")
+    if rules.has_cube:
+        # a model learns checker play, which the cube does not change; it plays under any cube setting
+        raise AcesimError(
+            f"training is cubeless and rules {rules.name!r} have cube={rules.cube}: train without the cube "
+            "(the model then plays under cube=money too)"
+        )
     if not 0 <= lam <= 1:
         raise AcesimError(f"lambda must be between 0 and 1, got {lam}")
     if not 0 < alpha <= 10:

@@ -36,7 +36,7 @@ from acesim.errors import AcesimError
 from acesim.inputs import read_bytes
 from acesim.limits import PLAY_WIDTH
 from acesim.kernels import net as N
-from acesim.rules import KNOBS, RULES_VERSION, Ruleset, recorded_knobs
+from acesim.rules import CHECKER_KNOBS, KNOBS, RULES_VERSION, Ruleset, recorded_knobs
 
 MODEL_FORMAT = 1
 DEFAULT_WIDTH = PLAY_WIDTH  # candidates of a doubles segment the network judges in play
@@ -67,9 +67,13 @@ class LearnedModel:
 
 
 def refuse_other_rules(what: str, trained_under: str, knobs: tuple, rules: Ruleset) -> None:
-    """One line naming the knobs that differ, when ``rules`` are not those a network was trained under."""
-    if dict(knobs) != rules.knobs():
-        differ = [k for k, v in knobs if rules.knobs()[k] != v]
+    """One line naming the knobs that differ, when ``rules`` are not those a network was trained under.
+
+    Only the knobs of checker play count: the cube's knobs change what a game
+    is worth, not how it is played, and a model plays under any of them.
+    """
+    if dict(knobs) != rules.checker_knobs():
+        differ = [k for k, v in knobs if rules.checker_knobs()[k] != v]
         raise AcesimError(
             f"{what} was trained under rules {trained_under!r}; these games use "
             f"{rules.name!r}, which differ in {', '.join(differ)}: train a model for them"
@@ -85,12 +89,25 @@ def shipped_path(name: str) -> Path:
 
 
 def shipped_model(rules: Ruleset) -> LearnedModel | None:
-    """The model shipped for ``rules``, if one was trained under exactly these knobs."""
+    """The model shipped for ``rules``, if one was trained under exactly these knobs (the cube's aside)."""
     path = shipped_path(rules.base or rules.name)
     if not path.exists():
         return None
     model = load_model(path)
-    return model if dict(model.knobs) == rules.knobs() else None
+    return model if dict(model.knobs) == rules.checker_knobs() else None
+
+
+def base_model(rules: Ruleset) -> LearnedModel:
+    """The shipped model of ``rules``' base preset: the equity model of the cube decisions of a
+    seat that has no network of its own (docs/rules.md section 6)."""
+    path = shipped_path(rules.base or rules.name)
+    if not path.exists():
+        shipped = sorted(p.stem for p in model_dir().glob("*.npz"))
+        raise AcesimError(
+            f"rule set {rules.name!r} has no shipped model of its base preset for the cube's decisions; "
+            f"shipped: {', '.join(shipped) or 'none'}"
+        )
+    return load_model(path)
 
 
 def save_model(path: Path, array: np.ndarray, rules: Ruleset, meta: dict) -> None:
@@ -149,10 +166,11 @@ def load_model(path: str | Path) -> LearnedModel:
         raise AcesimError(f"{where} was trained under rules version {meta.get('rules_version')}; "
                           f"this acesim plays rules version {RULES_VERSION}")
     rules = meta.get("rules")
+    # knobs newer than the model are filled in (rules.LATER_KNOBS); the cube's do not count
     recorded = recorded_knobs(rules) if isinstance(rules, dict) and set(rules) <= {"name", *KNOBS} else None
     if recorded is None or "name" not in rules:
         raise AcesimError(f"{where} does not record every rule knob it was trained under")
-    knobs = tuple(recorded.items())
+    knobs = tuple((k, recorded[k]) for k in CHECKER_KNOBS)
     return LearnedModel(str(path), array, str(rules["name"]), knobs, meta, hashlib.sha256(raw).hexdigest())
 
 

@@ -374,8 +374,14 @@ def tables(plan: ReportPlan, results: list[RuleSetResult]) -> dict[str, pd.DataF
     frames = {r.rules.name: r.records for r in results if r.records is not None}
     if plan.needs("compare"):
         out["comparison"] = C.rule_set_table(frames)
+        # the cube's tables, and what a game is worth among the paired figures, only where a
+        # rule set has the cube: without it they say nothing (every game is worth its scoring)
+        cube = any(r.rules.has_cube for r in results)
+        if cube:
+            out["cube"] = C.cube_table(frames)
         if len(results) > 1:
-            out["paired_differences"] = C.paired_differences(frames, results[0].rules.name)
+            metrics = C.PAIRED_METRICS + (C.CUBE_PAIRED_METRICS if cube else ())
+            out["paired_differences"] = C.paired_differences(frames, results[0].rules.name, metrics)
         out["length_rolls"] = C.length_distribution(frames, "rolls")
         out["length_turns"] = C.length_distribution(frames, "turns")
     if plan.needs("bonus"):
@@ -415,6 +421,8 @@ def figures(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.Data
         figs["length_turns"] = PC.length_chart(t["length_turns"], "turns")
         if "paired_differences" in t:
             figs["paired_differences"] = PC.paired_chart(t["paired_differences"])
+        if "cube" in t:
+            figs["cube_points"] = PC.cube_points_chart(t["cube"])
     if plan.needs("bonus"):
         for column in B.DIFFERENCES:
             per = {n: g.drop(columns="rules") for n, g in t[f"win_by_{column}"].groupby("rules", sort=False)}
@@ -437,7 +445,7 @@ def figures(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.Data
 
 SECTIONS = (
     ("First-player advantage and game length", ("first_mover", "points", "length_rolls", "length_turns",
-                                                 "paired_differences")),
+                                                 "paired_differences", "cube_points")),
     ("Value of doubles and 1-2 rolls", ("win_by_doubles_diff", "win_by_one_two_diff", "roll_values",
                                         "chosen_by_phase")),
     ("Luck factor", ("calibration", "luck", "elo")),
@@ -478,6 +486,17 @@ def _comparison_lines(t: dict[str, pd.DataFrame], results: list[RuleSetResult]) 
              *markdown_table(["rule set", "games (finished)", "first mover wins", "first mover's net points per game",
                               "rolls per game", "turns per game", "turns that forfeit a bonus", "dice lost per game",
                               "extra rolls per game"], rows), ""]
+    if "cube" in t:
+        rows = []
+        for name, row in t["cube"].set_index("rules").iterrows():
+            def ci(column: str, fmt=plain, digits: int = 2) -> str:
+                return fmt(row[column], row[f"{column}_low"], row[f"{column}_high"], digits)
+
+            rows.append([name, f"{int(row['finished']):,}", ci("dropped_share", percent, 1), ci("cube_value"),
+                         ci("cube_offers_per_game"), ci("points_per_game")])
+        lines += ["The doubling cube (finished games; 95% intervals):", "",
+                  *markdown_table(["rule set", "games", "ended by a dropped double", "final cube value",
+                                   "doubles offered per game", "points per game"], rows), ""]
     if "paired_differences" in t:
         d = t["paired_differences"]
         m = int(d["m"].iloc[0])
@@ -674,6 +693,7 @@ FIGURE_CAPTIONS = {
     "length_rolls": "Game length in rolls",
     "length_turns": "Game length in turns",
     "paired_differences": "Paired differences between rule sets",
+    "cube_points": "Points per game with the doubling cube",
     "win_by_doubles_diff": "Win rate by lead in doubles",
     "win_by_one_two_diff": "Win rate by lead in 1-2 rolls",
     "roll_values": "Equity value of each roll",

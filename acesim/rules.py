@@ -24,8 +24,9 @@ from acesim.kernels import layout as L
 RULES_VERSION = 1
 
 # Allowed values of each knob, in the order of the kernel codes in layout.py;
-# ``bool`` marks a true/false knob.
-KNOB_VALUES: dict[str, tuple[str, ...] | type[bool]] = {
+# ``bool`` marks a true/false knob, and a tuple of integers a knob whose value
+# the kernels read as the number itself.
+KNOB_VALUES: dict[str, tuple[str, ...] | tuple[int, ...] | type[bool]] = {
     "start": ("off-board", "backgammon"),
     "opening": ("reroll", "use"),
     "doubles": ("four", "four-plus-complement", "complement-after-1-2"),
@@ -42,6 +43,8 @@ KNOB_VALUES: dict[str, tuple[str, ...] | type[bool]] = {
     "stakes_double_on_1_2": bool,
     "enter_first": ("none", "all-in-first", "midpoint"),
     "hitting": ("free", "after-home"),
+    "cube": ("none", "money"),
+    "cube_max": (2, 4, 8, 16, 32, 64),
 }
 
 _KNOB_INDEX = {
@@ -61,9 +64,16 @@ _KNOB_INDEX = {
     "stakes_double_on_1_2": L.R_STAKES_DOUBLE_ON_1_2,
     "enter_first": L.R_ENTER_FIRST,
     "hitting": L.R_HITTING,
+    "cube": L.R_CUBE,
+    "cube_max": L.R_CUBE_MAX,
 }
 
 KNOBS: tuple[str, ...] = tuple(KNOB_VALUES)
+# The knobs of the doubling cube: they change what a game is worth, never how
+# its checkers are played, so a model trained under any of their values plays
+# under all of them (and models made before they existed lack them).
+CUBE_KNOBS: tuple[str, ...] = ("cube", "cube_max")
+CHECKER_KNOBS: tuple[str, ...] = tuple(k for k in KNOBS if k not in CUBE_KNOBS)
 
 # A rule set's name becomes a folder name when a run has several rule sets, and
 # overrides append "+knob=value" to it: a name of its own stays well short of
@@ -73,7 +83,12 @@ MAX_NAME_LENGTH = 64
 
 def allowed_values(knob: str) -> str:
     values = KNOB_VALUES[knob]
-    return "true, false" if values is bool else ", ".join(values)
+    return "true, false" if values is bool else ", ".join(str(v) for v in values)
+
+
+def is_integer_knob(knob: str) -> bool:
+    values = KNOB_VALUES[knob]
+    return values is not bool and isinstance(values[0], int)
 
 
 @dataclass(frozen=True)
@@ -94,8 +109,11 @@ class Ruleset:
     bearoff: str
     scoring: str
     stakes_double_on_1_2: bool
+    # the knobs added later default to today's game, so a preset leaves them out
     enter_first: str = "none"
     hitting: str = "free"
+    cube: str = "none"
+    cube_max: int = 64
     name: str = field(default="custom", compare=False)
     base: str = field(default="", compare=False)  # the preset it was made from
 
@@ -103,7 +121,12 @@ class Ruleset:
         for knob in KNOBS:
             value = getattr(self, knob)
             allowed = KNOB_VALUES[knob]
-            ok = isinstance(value, bool) if allowed is bool else value in allowed
+            if allowed is bool:
+                ok = isinstance(value, bool)
+            elif is_integer_knob(knob):
+                ok = isinstance(value, int) and not isinstance(value, bool) and value in allowed
+            else:
+                ok = isinstance(value, str) and value in allowed
             if not ok:
                 raise AcesimError(
                     f"rule {knob} cannot be {value!r}; allowed: {allowed_values(knob)}"
@@ -176,8 +199,16 @@ class Ruleset:
         suffix = "".join(f"+{k}={_show(v)}" for k, v in changed.items())
         return dataclasses.replace(self, **overrides, name=self.name + suffix)
 
-    def knobs(self) -> dict[str, str | bool]:
+    def knobs(self) -> dict[str, str | bool | int]:
         return {knob: getattr(self, knob) for knob in KNOBS}
+
+    def checker_knobs(self) -> dict[str, str | bool]:
+        """The knobs that decide how checkers are played: those a model is trained under."""
+        return {knob: getattr(self, knob) for knob in CHECKER_KNOBS}
+
+    @property
+    def has_cube(self) -> bool:
+        return self.cube != "none"
 
     def to_array(self) -> np.ndarray:
         """The kernels' view: one small integer per knob at its layout index."""
@@ -185,7 +216,10 @@ class Ruleset:
         for knob in KNOBS:
             value = getattr(self, knob)
             allowed = KNOB_VALUES[knob]
-            array[_KNOB_INDEX[knob]] = int(value) if allowed is bool else allowed.index(value)
+            if allowed is bool or is_integer_knob(knob):
+                array[_KNOB_INDEX[knob]] = int(value)
+            else:
+                array[_KNOB_INDEX[knob]] = allowed.index(value)
         return array
 
 
@@ -220,8 +254,8 @@ def _check_name(name: str) -> None:
         )
 
 
-def _show(value: str | bool) -> str:
-    return str(value).lower() if isinstance(value, bool) else value
+def _show(value: str | bool | int) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _typed_value(knob: str, value: Any) -> str | bool:
@@ -231,12 +265,17 @@ def _typed_value(knob: str, value: Any) -> str | bool:
         if not isinstance(value, bool):
             raise AcesimError(f"rule {knob} cannot be {value!r}; allowed: true, false")
         return value
+    if is_integer_knob(knob):
+        # an integer, not its text: "16" in a file is a string by the file's own rules
+        if isinstance(value, bool) or not isinstance(value, int) or value not in KNOB_VALUES[knob]:
+            raise AcesimError(f"rule {knob} cannot be {value!r}; allowed: {allowed_values(knob)}")
+        return value
     if not isinstance(value, str):
         raise AcesimError(f"rule {knob} cannot be {value!r}; allowed: {allowed_values(knob)}")
     return value
 
 
-def parse_override(text: str) -> tuple[str, str | bool]:
+def parse_override(text: str) -> tuple[str, str | bool | int]:
     """``knob=value`` from the command line."""
     knob, sep, raw = text.partition("=")
     knob, raw = knob.strip(), raw.strip()
@@ -248,6 +287,10 @@ def parse_override(text: str) -> tuple[str, str | bool]:
         if raw in ("true", "false"):
             return knob, raw == "true"
         raise AcesimError(f"rule {knob} cannot be {raw!r}; allowed: true, false")
+    if is_integer_knob(knob):
+        if raw.isdecimal() and raw.isascii() and int(raw) in KNOB_VALUES[knob]:
+            return knob, int(raw)
+        raise AcesimError(f"rule {knob} cannot be {raw!r}; allowed: {allowed_values(knob)}")
     return knob, raw
 
 
@@ -370,6 +413,9 @@ VALUE_SOURCES: dict[tuple[str, str | bool], str] = {
                                "(docs/rules.md section 4)",
     ("doubles", "complement-after-1-2"): "Encyclopaedia Britannica's description of the European game, "
                                          "not in docs/sources (docs/rules.md section 4)",
+    ("cube", "money"): "standard backgammon money play with the doubling cube; also an Australian "
+                       "Acey-Deucey house rule from published descriptions of the game, not in docs/sources "
+                       "(docs/rules.md section 4)",
 }
 
 PRESET_SOURCES: dict[str, str] = {

@@ -37,7 +37,7 @@ from acesim.kernels.strategy import LEARNED
 from acesim.rules import RULES_VERSION, Ruleset, load_rulesets
 from acesim.streams import check_seed
 from acesim.strategies import Strategy, load_strategy
-from acesim.summary import merge, partial, summarize, table_rows
+from acesim.summary import has_cube, merge, partial, summarize, table_rows
 from acesim.tasks import Backend, check_workers, map_tasks
 
 PLAN_FILE = "plan.json"
@@ -520,5 +520,6 @@ def _write_summaries(plan: Plan, out: Path | None, partials: dict) -> list[dict]
             io.write_json(folder / SUMMARY_JSON, doc)
             io.write_csv(folder / SUMMARY_CSV, pd.DataFrame(table_rows(doc)))
     if out is not None and len(plan.rules) > 1:
-        io.write_csv(out / SUMMARY_CSV, pd.DataFrame([row for d in summaries for row in table_rows(d)]))
+        cube = any(has_cube(d) for d in summaries)
+        io.write_csv(out / SUMMARY_CSV, pd.DataFrame([row for d in summaries for row in table_rows(d, cube)]))
     return summaries

@@ -25,7 +25,7 @@ from acesim.errors import AcesimError
 from acesim.inputs import read_text
 from acesim.kernels.evaluate import FEATURES, N_FEATURES
 from acesim.kernels.strategy import LEARNED, LINEAR, MAX_WIDTH, RANDOM, Seats
-from acesim.model_files import DEFAULT_WIDTH, load_model, model_dir, model_path, refuse_other_rules
+from acesim.model_files import DEFAULT_WIDTH, base_model, load_model, model_dir, model_path, refuse_other_rules
 
 RANDOM_NAME = "random"
 # Scores add weight x feature over features of at most a few hundred; beyond
@@ -172,7 +172,7 @@ BEST_FALLBACK = "expert"
 def best_spec(rules) -> str:
     """What ``best`` plays under ``rules``: ``learned:NAME`` of the shipped model trained
     under exactly these knobs, else ``expert``."""
-    return _best_for_knobs(tuple(sorted(rules.knobs().items())))
+    return _best_for_knobs(tuple(sorted(rules.checker_knobs().items())))
 
 
 @functools.cache
@@ -222,22 +222,43 @@ def learned_strategy(array: np.ndarray, rules, spec: str, width: int) -> Strateg
     """A learned strategy from a network in memory (training evaluates itself with this)."""
     return Strategy(spec, LEARNED, width, tuple(playing_row(array).tolist()), choice_width=width,
                     description="network in training", model_rules=rules.name,
-                    model_knobs=tuple(rules.knobs().items()))
+                    model_knobs=tuple(rules.checker_knobs().items()))
 
 
 def lowered(a: Strategy, b: Strategy, rules=None) -> Seats:
-    """The kernel arrays of a pairing (``Seats``): kinds, beam widths and weights, seat A then seat B.
+    """The kernel arrays of a pairing (``Seats``): kinds, beam widths, weights and cube models, seat A then B.
 
     The weight rows are padded with zeros to the longer of the two (a
     network's row is far longer than a heuristic's).  With ``rules``, a
-    learned strategy trained under other rules is refused.
+    learned strategy trained under other rules is refused, and under rules
+    with the cube each seat gets the network of its cube decisions
+    (``cube_models``): a learned seat its own, any other seat the shipped
+    model of the rules' base preset.  Without the cube (or without
+    ``rules``) there are none, and the games evaluate no network for it.
     """
     if rules is not None:
         a.check_rules(rules)
         b.check_rules(rules)
     kinds = np.array([a.kind, b.kind], dtype=np.int64)
     widths = np.array([[a.width, a.choice_width], [b.width, b.choice_width]], dtype=np.int64)
-    weights = np.zeros((2, max(len(a.weights), len(b.weights))), dtype=np.float64)
-    weights[0, : len(a.weights)] = a.weights
-    weights[1, : len(b.weights)] = b.weights
-    return Seats(kinds, widths, weights)
+    weights = _rows([a.weights, b.weights])
+    cube_models = np.zeros((2, 0), dtype=np.float64)
+    if rules is not None and rules.has_cube:
+        shared = None
+        models = []
+        for s in (a, b):
+            if s.kind == LEARNED:
+                models.append(s.weights)
+            else:
+                shared = base_model(rules).array if shared is None else shared
+                models.append(shared)
+        cube_models = _rows(models)
+    return Seats(kinds, widths, weights, cube_models)
+
+
+def _rows(rows) -> np.ndarray:
+    """Two rows as one array, each padded with zeros to the longer."""
+    out = np.zeros((2, max(len(r) for r in rows)), dtype=np.float64)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = r
+    return out

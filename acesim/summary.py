@@ -41,6 +41,9 @@ def partial(df: pd.DataFrame) -> dict:
         "extra_rolls": _both(finished, "extra_rolls"),
         "dice_lost": _both(finished, "dice_lost"),
         "hits": _both(finished, "hits"),
+        "cube_value": finished["cube_value"].to_numpy(np.int64),
+        "dropped": finished["dropped"].to_numpy(np.int64),
+        "cube_offers": _both(finished, "cube_offers"),
     }
     out = {
         "games": int(len(df)),
@@ -88,6 +91,8 @@ _MEAN_KEYS = (
     ("extra_rolls", "extra_rolls_per_game", "extra_rolls_per_game_ci95"),
     ("dice_lost", "dice_lost_per_game", "dice_lost_per_game_ci95"),
     ("hits", "hits_per_game", "hits_per_game_ci95"),
+    ("cube_value", "cube_value_mean", "cube_value_ci95"),
+    ("cube_offers", "cube_offers_per_game", "cube_offers_per_game_ci95"),
 )
 
 
@@ -142,6 +147,10 @@ def summarize(merged: dict, meta: dict) -> dict:
         k = merged["sum"][key]
         doc[name] = _clean(k / rolls_total if rolls_total else math.nan)
         doc[f"{name}_ci95"] = [_clean(x) for x in wilson(k, rolls_total)]
+    k = merged["sum"]["dropped"]
+    doc["dropped_games"] = k
+    doc["dropped_share"] = _clean(k / n if n else math.nan)
+    doc["dropped_share_ci95"] = [_clean(x) for x in wilson(k, n)]
     k = merged["sum"]["forfeits"]
     doc["forfeit_rate_per_turn"] = _clean(k / turns_total if turns_total else math.nan)
     doc["forfeit_rate_per_turn_ci95"] = [_clean(x) for x in wilson(k, turns_total)]
@@ -164,17 +173,33 @@ TABLE_ROWS = (
     ("forfeited bonuses per turn", "forfeit_rate_per_turn", "forfeit_rate_per_turn_ci95", "turns"),
 )
 
+# Shown only for rule sets with the cube: without it they hold 0 drops, a cube of 1 and no offers.
+CUBE_TABLE_ROWS = (
+    ("games ended by a dropped double", "dropped_share", "dropped_share_ci95", "finished"),
+    ("final cube value", "cube_value_mean", "cube_value_ci95", "finished"),
+    ("doubles offered per game (both sides)", "cube_offers_per_game", "cube_offers_per_game_ci95", "finished"),
+)
+
 
 # The rates among them: a terminal shows these in percent (summary.csv and summary.json keep the share).
 PERCENT_FIGURES = frozenset({"first-mover win rate", "seat A win rate", "share of rolls that are doubles",
-                             "share of rolls that are 1-2"})
+                             "share of rolls that are 1-2", "games ended by a dropped double"})
 
 
-def table_rows(doc: dict) -> list[dict]:
-    """One row per reported figure: metric, n, value, 95% interval (the ``summary.csv`` rows)."""
+def has_cube(doc: dict) -> bool:
+    return doc.get("rules", {}).get("cube", "none") != "none"
+
+
+def table_rows(doc: dict, cube: bool | None = None) -> list[dict]:
+    """One row per reported figure: metric, n, value, 95% interval (the ``summary.csv`` rows).
+
+    The cube's figures come after the others when ``cube`` (by default: when
+    the doc's rule set has the cube).
+    """
     rows = []
     sizes = {"finished": doc["finished"], "rolls": doc["rolls_total"], "turns": doc["turns_total"]}
-    for label, key, ci_key, over in TABLE_ROWS:
+    cube = has_cube(doc) if cube is None else cube
+    for label, key, ci_key, over in TABLE_ROWS + (CUBE_TABLE_ROWS if cube else ()):
         low, high = doc[ci_key]
         rows.append(
             {

@@ -112,7 +112,7 @@ def test_rules_show_preset_has_every_knob_row(name):
     preset = PRESETS[name]
     for knob in KNOBS:
         value = getattr(preset, knob)
-        shown = str(value).lower() if isinstance(value, bool) else value
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
         assert knob in rows, knob
         assert rows[knob][0] == shown
         assert rows[knob][-1] == shown  # the preset column, unchanged
@@ -144,7 +144,7 @@ def test_rules_show_toml_file(tmp_path):
         expected = {"home": "free", "bar_first": "true"}.get(knob)
         if expected is None:
             value = getattr(PRESETS["navy"], knob)
-            expected = str(value).lower() if isinstance(value, bool) else value
+            expected = str(value).lower() if isinstance(value, bool) else str(value)
         assert rows[knob][0] == expected, knob
 
 

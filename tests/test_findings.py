@@ -135,3 +135,35 @@ def test_percent(x, low, high, text):
 
 def test_points_of_percent_signs_each_bound():
     assert points_of_percent(-0.012, -0.02, 0.004) == "-1.2 pp [-2.0, +0.4]"
+
+
+def cube_row(name: str, dropped: float, cube: float, offers: float, points: float) -> dict:
+    return {"rules": name, "finished": 4_000, "dropped": round(dropped * 4_000), "dropped_share": dropped,
+            "dropped_share_low": dropped - 0.01, "dropped_share_high": dropped + 0.01,
+            "cube_value": cube, "cube_value_low": cube - 0.05, "cube_value_high": cube + 0.05,
+            "cube_offers_per_game": offers, "cube_offers_per_game_low": offers - 0.02,
+            "cube_offers_per_game_high": offers + 0.02, "points_per_game": points,
+            "points_per_game_low": points - 0.1, "points_per_game_high": points + 0.1}
+
+
+def test_the_cube_sentence_only_for_rule_sets_with_the_cube():
+    t = {"rules": pd.DataFrame({"knob": ["scoring", "cube"], "off": ["single", "none"], "on": ["single", "money"]}),
+         "cube": pd.DataFrame([cube_row("off", 0.0, 1.0, 0.0, 1.0), cube_row("on", 0.3, 2.0, 1.2, 1.9)])}
+    assert rule_set_findings(t, "off") == []
+    (s,) = rule_set_findings(t, "on")
+    assert s.startswith("**The doubling cube ends 30.0% [29.0%, 31.0%] of games by a dropped double;**")
+    assert "2.00 [1.95, 2.05] on average" in s and "1.20 [1.18, 1.22] doubles" in s
+    assert "worth 1.90 [1.80, 2.00] points" in s and "n = 4,000 games" in s
+
+
+def test_what_a_game_is_worth_between_rule_sets():
+    d = paired([("on", "points", 0.9, 0.8, 1.0, True), ("small", "points", 0.1, -0.05, 0.25, False)])
+    (worth,) = between_findings({"paired_differences": d})
+    assert worth.startswith("**A game is worth more under on than under base:**")
+    assert "+0.90 [+0.80, +1.00] points per game" in worth and "n = 10,000 games" in worth
+    d = paired([("small", "points", -0.1, -0.25, 0.05, False)])
+    (worth,) = between_findings({"paired_differences": d})
+    assert worth.startswith("**No rule set changes what a game is worth measurably from base:**")
+    assert "-0.10 [-0.25, +0.05]" in worth
+    # without the cube the paired figures have no points row, and no sentence is made of it
+    assert between_findings({"paired_differences": paired([("x", "rolls", 2.0, -1.0, 5.0, False)])}) == []

@@ -46,21 +46,39 @@ def check_identities(df: pd.DataFrame, rules: Ruleset) -> None:
     first_turns = np.where(df.first_mover == 0, df.turns_a, df.turns_b)
     second_turns = np.where(df.first_mover == 0, df.turns_b, df.turns_a)
     assert ((first_turns - second_turns).clip(0, 1) == first_turns - second_turns).all()
-    # the winner bore off all 15 and moved at least its starting pip count
+    # the doubling cube: a power of two no higher than cube_max, one offer per take plus the
+    # dropped one; without the cube, none of it
+    takes = np.log2(df.cube_value.clip(lower=1)).round().astype(int)
+    assert (2 ** takes == df.cube_value).all() and (df.cube_value <= rules.cube_max).all()
+    assert (df.cube_offers_a + df.cube_offers_b == takes + df.dropped).all()
+    if rules.cube == "none":
+        assert (df.cube_value == 1).all() and (df.dropped == 0).all()
+        assert (df.cube_offers_a == 0).all() and (df.cube_offers_b == 0).all()
+    played, dropped = finished[finished.dropped == 0], finished[finished.dropped == 1]
+    # the winner of a game played out bore off all 15 and moved at least its starting pip count
     start_pips = Position.start(rules.start).pips()[0]
-    winner_off = np.where(finished.winner == 0, finished.borne_off_a, finished.borne_off_b)
-    loser_off = np.where(finished.winner == 0, finished.borne_off_b, finished.borne_off_a)
-    winner_pips = np.where(finished.winner == 0, finished.pips_moved_a, finished.pips_moved_b)
+    winner_off = np.where(played.winner == 0, played.borne_off_a, played.borne_off_b)
+    loser_off = np.where(played.winner == 0, played.borne_off_b, played.borne_off_a)
+    winner_pips = np.where(played.winner == 0, played.pips_moved_a, played.pips_moved_b)
     assert (winner_off == 15).all() and (loser_off < 15).all()
     assert (winner_pips >= start_pips).all()
-    # the game ended on the winner's turn: it moved last
-    winner_turns = np.where(finished.winner == 0, finished.turns_a, finished.turns_b)
-    loser_turns = np.where(finished.winner == 0, finished.turns_b, finished.turns_a)
-    winner_first = finished.winner == finished.first_mover
-    assert (np.where(winner_first, winner_turns - loser_turns, loser_turns - winner_turns) == np.where(winner_first, 1, 0)).all()
-    stakes = 2 ** finished.stakes_doublings
-    base = finished.points // stakes
-    assert (base * stakes == finished.points).all()
+    # a game played out ended on the winner's turn: it moved last; a dropped double came
+    # before the doubler's turn, which is not counted: the loser moved last
+    for part, last in ((played, 1), (dropped, 0)):
+        winner_turns = np.where(part.winner == 0, part.turns_a, part.turns_b)
+        loser_turns = np.where(part.winner == 0, part.turns_b, part.turns_a)
+        winner_first = part.winner == part.first_mover
+        assert (np.where(winner_first, winner_turns - loser_turns, loser_turns - winner_turns)
+                == np.where(winner_first, last, 1 - last)).all()
+    stakes = 2 ** played.stakes_doublings
+    base = played.points // (stakes * played.cube_value)
+    assert (base * stakes * played.cube_value == played.points).all()
+    # a drop concedes the game as it stands at the cube before the double: one game, or
+    # under per-checker scoring the loser's checkers not borne off
+    conceded = 1
+    if rules.scoring == "per-checker":
+        conceded = 15 - np.where(dropped.winner == 0, dropped.borne_off_b, dropped.borne_off_a)
+    assert (dropped.points == dropped.cube_value * conceded * 2 ** dropped.stakes_doublings).all()
     if rules.scoring == "single":
         assert (base == 1).all()
     elif rules.scoring == "per-checker":

@@ -102,7 +102,8 @@ def test_games_between_strategies_with_non_finite_scores_stay_legal(name):
     widths = np.array([[MAX_WIDTH, MAX_WIDTH], [2, 0]], dtype=np.int64)
     weights = np.stack([_weights("inf"), _weights("inf-inf")])
     records = np.zeros((8, K.N_RECORD), dtype=np.int64)
-    K.play_games(start, rules.to_array(), block_keys(3, 0, 8), 0, 3000, Seats(kinds, widths, weights),
+    no_cube = np.zeros((2, 0))  # the presets have no cube: no cube models
+    K.play_games(start, rules.to_array(), block_keys(3, 0, 8), 0, 3000, Seats(kinds, widths, weights, no_cube),
                  worker_memory(MAX_WIDTH), records)
     assert (records[:, K.UNFINISHED] != 2).all()  # no impossible position was reached
     finished = records[:, K.UNFINISHED] == 0

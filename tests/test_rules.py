@@ -29,6 +29,8 @@ TABLE = {
     "stakes_double_on_1_2": (False, False, False, False),
     "enter_first": ("none", "none", "none", "none"),
     "hitting": ("free", "free", "free", "free"),
+    "cube": ("none", "none", "none", "none"),
+    "cube_max": (64, 64, 64, 64),
 }
 
 

@@ -121,9 +121,30 @@ def test_simulate_summary_fits(console_100):
     check_fits(out, ["european: value [95% CI]", "backgammon: value [95% CI]", "2,", "30 games"])
 
 
+def test_the_cube_tables_fit(console_100, monkeypatch):
+    printed: list[list[str]] = []
+    original = cli._print_markdown
+
+    def capture(lines):
+        printed.append(lines)
+        original(lines)
+
+    monkeypatch.setattr(cli, "_print_markdown", capture)
+    out = run("compare", "--rules", "navy", "--sweep", "cube=none,money", "--games", "60", "--strategy", "expert",
+              "--workers", "1", "--no-progress")
+    (lines,) = printed
+    tables = [b for b in markdown_blocks("\n".join(lines)) if not isinstance(b, str)]
+    cube = [rows for header, rows in tables if "ended by a dropped double" in header]
+    assert len(cube) == 1 and len(cube[0]) == 2
+    check_fits(out, [cell for _, rows in tables for row in rows for cell in row])
+    out = run("simulate", "--rules", "navy", "--rule", "cube=money", "--games", "30", "--strategy", "expert",
+              "--workers", "1", "--no-progress")
+    check_fits(out, ["games ended by a dropped double", "final cube value", "doubles offered per game"])
+
+
 def test_rules_list_and_show_fit(console_100, tmp_path):
     out = run("rules", "list")
-    check_fits(out, ["four-plus-complement", "bearoff-only", "per-checker", "stakes_double_on_1_2"])
+    check_fits(out, ["four-plus-complement", "bearoff-only", "per-checker", "stakes_double_on_1_2", "cube_max"])
     for name in ("european", "american", "navy", "backgammon"):
         check_fits(run("rules", "show", name), ["home_after_all_in"])
     out = run("rules", "show", "european", "--rule", "scoring=gammons")

@@ -52,7 +52,11 @@ METRIC_LABELS: dict[str, tuple[str, str]] = {
     "forfeits": ("forfeited bonuses per game", "forfeits"),
     "dice_lost": ("dice lost per game", "dice"),
     "extra_rolls": ("extra rolls per game", "rolls"),
+    "points": ("points per game (the winner's)", "points"),
 }
+
+# Paired as well when a rule set has the doubling cube: what a game is worth.
+CUBE_PAIRED_METRICS: tuple[str, ...] = ("points",)
 
 LENGTH_COLUMNS: tuple[str, ...] = ("rolls", "turns")
 
@@ -83,6 +87,7 @@ def per_game(df: pd.DataFrame) -> pd.DataFrame:
             "first_mover_win": first_won.astype(np.float64),
             "first_mover_points": np.where(first_won, points, -points),
             **{name: _both(df, name) for name in PAIRED_METRICS[2:]},
+            "points": points,
         },
         index=pd.Index(df["game"].to_numpy(np.int64), name="game"),
     )
@@ -189,6 +194,40 @@ def rule_set_table(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# --- the doubling cube -------------------------------------------------------------
+
+
+def cube_table(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """What the cube does, one row per rule set, over finished games.
+
+    Columns: ``rules, finished, dropped, dropped_share(_low, _high)`` (games
+    ended by a dropped double, Wilson), ``cube_value(_low, _high)`` (the final
+    cube value), ``cube_offers_per_game(_low, _high)`` (doubles offered, both
+    sides) and ``points_per_game(_low, _high)`` (the winner's points, the cube
+    included); means with ``mean ± 1.96·sd/√n``.
+    """
+    rows = []
+    for name, df in frames.items():
+        done = _finished(df)
+        finished = len(done)
+        dropped = int(done["dropped"].sum())
+        row: dict[str, object] = {
+            "rules": name,
+            "finished": finished,
+            "dropped": dropped,
+            "dropped_share": dropped / finished if finished else math.nan,
+        }
+        row["dropped_share_low"], row["dropped_share_high"] = wilson(dropped, finished)
+        for key, x in (
+            ("cube_value", done["cube_value"].to_numpy(np.float64)),
+            ("cube_offers_per_game", _both(done, "cube_offers")),
+            ("points_per_game", done["points"].to_numpy(np.float64)),
+        ):
+            row[key], row[f"{key}_low"], row[f"{key}_high"] = _mean_ci(x)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 # --- paired differences -----------------------------------------------------------
 
 
@@ -236,9 +275,10 @@ def paired_differences(
     """
     if base not in frames:
         raise AcesimError(f"base rule set {base!r} is not among the rule sets ({', '.join(frames)})")
-    unknown = [m for m in metrics if m not in PAIRED_METRICS]
+    known = PAIRED_METRICS + CUBE_PAIRED_METRICS
+    unknown = [m for m in metrics if m not in known]
     if unknown:
-        raise AcesimError(f"unknown metric {unknown[0]!r}; metrics: {', '.join(PAIRED_METRICS)}")
+        raise AcesimError(f"unknown metric {unknown[0]!r}; metrics: {', '.join(known)}")
     _check_pairing(frames)
     others = [name for name in frames if name != base]
     m = len(others) * len(metrics)
@@ -337,8 +377,8 @@ def parse_sweep(spec: str) -> tuple[str, list[str]]:
     return knob, values
 
 
-def _show(value: str | bool) -> str:
-    return str(value).lower() if isinstance(value, bool) else value
+def _show(value: str | bool | int) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def sweep_rulesets(base: Ruleset, knob: str, values: Sequence[str]) -> list[Ruleset]:

@@ -13,7 +13,8 @@ these telescope, so for every finished game::
 
 with ``P`` (play) the sum over rolls of ``+-(value of what followed - W(x_k, r_k))``
 -- zero when the strategy plays as it is valued; non-zero only by the die of a
-``roll-die`` bonus, which W averages -- and ``M`` (model) the sum of
+``roll-die`` bonus, which W averages, and under the cube by a dropped double,
+whose result follows the last roll (a decision, not luck) -- and ``M`` (model) the sum of
 ``+-(sum_r p(r) W(x_k, r) - V(x_k))``: how far V is from its own one-roll
 look-ahead.  The luck-adjusted result is ``result_A - N``.
 """

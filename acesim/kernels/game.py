@@ -15,9 +15,11 @@ import numpy as np
 from numba import njit
 
 from acesim.kernels.board import check_invariants, flip, pip_count
+from acesim.kernels.cube import DROPPED, NO_DOUBLE, TAKEN, drop_points, offer
 from acesim.kernels.layout import (
     BOARD_DTYPE,
     BOARD_SIZE,
+    CUBE_MONEY,
     HOME_TOP,
     N_CHECKERS,
     OFF,
@@ -25,6 +27,8 @@ from acesim.kernels.layout import (
     OPP_BAR,
     OPP_OFF,
     OPP_WAITING,
+    R_CUBE,
+    R_CUBE_MAX,
     R_OPENING,
     R_SCORING,
     R_STAKES_DOUBLE_ON_1_2,
@@ -76,9 +80,17 @@ _SIDE_COLUMNS = (
     "borne_off",
     "first_bearoff_turn",
 )
+# The doubling cube's columns come last, so that every other column keeps its
+# index: a game's cube value at its end and whether it ended by a dropped
+# double, then each side's doubles offered.
+_CUBE_GAME_COLUMNS = ("cube_value", "dropped")
+_CUBE_SIDE_COLUMNS = ("cube_offers",)
+CUBE_COLUMNS = _CUBE_GAME_COLUMNS + tuple(
+    f"{name}_{seat}" for name in _CUBE_SIDE_COLUMNS for seat in ("a", "b")
+)
 RECORD_COLUMNS = _GAME_COLUMNS + tuple(
     f"{name}_{seat}" for name in _SIDE_COLUMNS for seat in ("a", "b")
-)
+) + CUBE_COLUMNS
 N_RECORD = len(RECORD_COLUMNS)
 
 FIRST_MOVER = 0  # 0 = seat A, 1 = seat B
@@ -99,9 +111,14 @@ PIPS_MOVED = _SIDE_BASE + 26
 HITS = _SIDE_BASE + 28
 BORNE_OFF = _SIDE_BASE + 30
 FIRST_BEAROFF_TURN = _SIDE_BASE + 32  # the side's own turn number; 0 = never bore off
+_CUBE_BASE = _SIDE_BASE + 2 * len(_SIDE_COLUMNS)
+CUBE_VALUE = _CUBE_BASE + 0  # 1 until the first double is taken, and with the cube off
+DROPPED_DOUBLE = _CUBE_BASE + 1  # 1 = the game ended by a dropped double
+CUBE_OFFERS = _CUBE_BASE + 2  # doubles offered by seat s at CUBE_OFFERS + s
 
 assert RECORD_COLUMNS[TURNS] == "turns_a" and RECORD_COLUMNS[FIRST_BEAROFF_TURN + 1] == "first_bearoff_turn_b"
 assert RECORD_COLUMNS[CHOSE_1 + 2 * 5 + 1] == "chose_6_b"
+assert RECORD_COLUMNS[CUBE_VALUE] == "cube_value" and RECORD_COLUMNS[CUBE_OFFERS + 1] == "cube_offers_b"
 
 # A game's trace (for the equity model and per-roll luck): one row per two-dice
 # roll, in order: the seat that rolled, the dice, whether they were the opening
@@ -195,10 +212,18 @@ def _note_bonus(record, trace, traced, side, chosen):
 
 @njit(cache=True, _nrt=False)
 def _end_game(record, board, rules, side, won):
-    """Close the record of a game that ``side`` (on roll, ``board`` from its view) won or left unfinished."""
+    """Close the record of a game that ``side`` (on roll, ``board`` from its view) won or left unfinished.
+
+    A game won by a dropped double is worth the cube value before the double
+    times what the drop concedes (``cube.drop_points``); a game played out,
+    the cube value times what the scoring gives.  Stakes doublings multiply both.
+    """
     if won:
         record[WINNER] = side
-        record[POINTS] = points_won(board, rules, record[STAKES_DOUBLINGS])
+        if record[DROPPED_DOUBLE]:
+            record[POINTS] = record[CUBE_VALUE] * drop_points(board, rules) * (1 << record[STAKES_DOUBLINGS])
+        else:
+            record[POINTS] = record[CUBE_VALUE] * points_won(board, rules, record[STAKES_DOUBLINGS])
     record[BORNE_OFF + side] = board[OFF]
     record[BORNE_OFF + 1 - side] = board[OPP_OFF]
 
@@ -210,13 +235,16 @@ def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trac
     ``dice`` and ``choices`` are the game's two seeded streams; seat ``s``
     plays strategy ``seats.kinds[s]`` with beam width ``seats.widths[s, 0]``,
     ranks the doubles after a 1-2 with searches of width ``seats.widths[s,
-    1]``, and weights ``seats.weights[s]``.  Returns ``(memory, rolls
-    traced)``; parts of the memory may have grown.  The position after every
+    1]``, and weights ``seats.weights[s]``; under ``cube = money`` it
+    makes its cube decisions with the network ``seats.cube_models[s]``
+    (``kernels.cube``).  Returns ``(memory, rolls traced)``; parts of the
+    memory may have grown.  The position after every
     turn is checked with ``check_invariants``; a violation is an engine bug
     and stops the game as unfinished with ``record[UNFINISHED] = 2``.
     """
     record[:] = 0
-    kinds, widths, weights = seats
+    record[CUBE_VALUE] = 1
+    kinds, widths, weights, cube_models = seats
     ws, uniform, out, sc = memory
     board = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
     before = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
@@ -230,6 +258,10 @@ def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trac
 
     seq = roll_sequence(rules)
     stakes = rules[R_STAKES_DOUBLE_ON_1_2] != 0
+    # without the cube no network is asked (and a pairing lowered without rules has none to ask)
+    cube_on = rules[R_CUBE] == CUBE_MONEY and cube_models.shape[1] > 0
+    cube_max = rules[R_CUBE_MAX]
+    cube_owner = -1  # -1 = centred, else the seat that owns it
     total_turns = 0
     traced = 0
     # the searches' arrays, taken out of the scratch once (see strategy.search_arrays)
@@ -243,6 +275,20 @@ def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trac
             record[UNFINISHED] = 1
             record[WINNER] = -1
             break
+        # the cube, before the turn's first roll; under opening = use the first
+        # mover's dice are already rolled
+        if cube_on and not use_opening and cube_owner != 1 - side and 2 * record[CUBE_VALUE] <= cube_max:
+            action = offer(board, rules, cube_models[side], cube_models[1 - side], cube_owner == side, sc.net)
+            if action != NO_DOUBLE:
+                record[CUBE_OFFERS + side] += 1
+            if action == TAKEN:
+                record[CUBE_VALUE] *= 2
+                cube_owner = 1 - side
+            elif action == DROPPED:
+                # the turn of a dropped double rolls no dice: it is not counted
+                record[DROPPED_DOUBLE] = 1
+                won = True
+                break
         total_turns += 1
         record[TURNS + side] += 1
         turn_number = record[TURNS + side]

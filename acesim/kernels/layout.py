@@ -47,7 +47,9 @@ R_SCORING = 12
 R_STAKES_DOUBLE_ON_1_2 = 13
 R_ENTER_FIRST = 14
 R_HITTING = 15
-RULES_SIZE = 16
+R_CUBE = 16
+R_CUBE_MAX = 17  # the highest cube value, the number itself
+RULES_SIZE = 18
 RULES_DTYPE = np.int64
 
 # Knob value codes; the order of each tuple in acesim.rules.KNOB_VALUES matches.
@@ -62,5 +64,6 @@ BEAROFF_EXACT, BEAROFF_STANDARD = 0, 1
 SCORING_SINGLE, SCORING_PER_CHECKER, SCORING_GAMMONS = 0, 1, 2
 ENTER_FIRST_NONE, ENTER_FIRST_ALL_IN, ENTER_FIRST_MIDPOINT = 0, 1, 2
 HITTING_FREE, HITTING_AFTER_HOME = 0, 1
+CUBE_NONE, CUBE_MONEY = 0, 1
 
 MAX_SEGMENT = 8  # four of a number then four of its complement

@@ -174,7 +174,7 @@ def trace_luck(trace, n, winner, rules, seats, coef, choices, memory, rows, valu
     last roll).  ``values`` (n x 21) receives every ``W``.  Returns the
     memory, parts of which may have grown.
     """
-    kinds, widths, weights = seats
+    kinds, widths, weights = seats.kinds, seats.widths, seats.weights
     ws, uniform, out, sc = memory
     board = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
     flipped = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)

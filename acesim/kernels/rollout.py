@@ -86,7 +86,7 @@ def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_
     ``reduce``).  A trial longer than ``turn_cap`` turns is valued the same
     way and marked ``END_CAPPED``.  Returns the memory.
     """
-    kinds, widths, weights = seats
+    kinds, widths, weights = seats.kinds, seats.widths, seats.weights
     ws, uniform, out, sc = memory
     seq = roll_sequence(rules)
     stakes_on = rules[R_STAKES_DOUBLE_ON_1_2] != 0

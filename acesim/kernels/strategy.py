@@ -89,8 +89,10 @@ apply_move = njit(cache=True, inline="always")(_board.apply_move.py_func)
 
 # The strategies of a pairing as the kernels take them, seat A then seat B:
 # ``kinds[s]``, beam widths ``widths[s] = (play, ranking of the doubles)`` and
-# the weight row ``weights[s]`` (a heuristic's weights or a network).
-Seats = namedtuple("Seats", ["kinds", "widths", "weights"])
+# the weight row ``weights[s]`` (a heuristic's weights or a network), and
+# ``cube_models[s]``, the network that makes seat s's cube decisions
+# (``kernels.cube``; no columns when the rules have no cube).
+Seats = namedtuple("Seats", ["kinds", "widths", "weights", "cube_models"])
 
 MAX_WIDTH = 256
 SUMMED_NODES = 8192  # exhaustive searches up to this many nodes score from summaries

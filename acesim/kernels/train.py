@@ -95,7 +95,8 @@ def self_play(model, start, rules, block_keys, first_game, n_games, turn_cap, wi
     pair = np.empty((2, model.shape[0]))
     pair[0, :] = model
     pair[1, :] = model
-    seats = Seats(np.array([LEARNED, LEARNED], dtype=np.int64), widths, pair)
+    # training is cubeless (docs/rules.md section 6): no cube models
+    seats = Seats(np.array([LEARNED, LEARNED], dtype=np.int64), widths, pair, np.zeros((2, 0)))
     first_block = first_game // GAMES_PER_BLOCK
     for i in range(n_games):
         g = first_game + i

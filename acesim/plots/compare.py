@@ -105,6 +105,20 @@ def points_chart(table: pd.DataFrame) -> Figure:
     )
 
 
+def cube_points_chart(cube: pd.DataFrame) -> Figure:
+    """Points per game (the winner's, the cube included) per rule set, with its 95% interval, against 1."""
+    _need_rows(cube, "rule set")
+    return _per_rule_set_chart(
+        cube,
+        "points_per_game",
+        scale=1.0,
+        reference=1.0,
+        reference_label="1 (a single game)",
+        ylabel="points per game (the winner's)",
+        title="Points per game with the cube (mean ± 95% interval)",
+    )
+
+
 def length_chart(distribution: pd.DataFrame, column: str = "rolls") -> Figure:
     """Game length per rule set: ECDF lines (left) and a histogram of shares (right)."""
     if column not in LENGTH_COLUMNS:
