@@ -52,9 +52,10 @@ Why the search is exact:
   source of them); after it hits are allowed and the rest sorts again.  So
   the search starts the run afresh after that move (``_next_limit``), and
   deduplicates the plays.
-* The other knobs only forbid moves by the state they are made in
-  (``enter_first``: waiting checkers; the bar; the home board), and canonical
-  order makes every entry first, which lifts those restrictions soonest.
+* ``enter_first`` forbids point moves (all of them, or those passing point
+  13) while checkers wait, by the move's source and die alone.  Canonical
+  order plays every entry before any point move, so each point move comes
+  with no more checkers waiting than in any other order of the same moves.
 * Between runs (the European 8-die segment), plays from different first-half
   positions can coincide (d = 2, c = 5: 13->11 11->6 and 8->6 13->8), so the
   plays are deduplicated.
