@@ -229,9 +229,10 @@ def test_sources_match_legal_moves():
         game_boards, _ = sample_positions(Ruleset.preset(name), 150, seed=70)
         boards.extend(game_boards)
     boards = np.array(boards)
-    for mix in MOVE_MIXES:
+    # every mix, each on a quarter of the boards in turn: 288 mixes of the knobs
+    for i, mix in enumerate(MOVE_MIXES):
         rules = EUROPEAN.with_overrides(mix).to_array()
-        assert _source_mismatches(boards, rules) == 0, mix
+        assert _source_mismatches(boards[i % 4 :: 4], rules) == 0, mix
 
 
 # --- positions from random games --------------------------------------------------------
@@ -325,7 +326,7 @@ def test_arbitrary_positions_every_move_knob_mix():
 
 @pytest.mark.slow
 def test_arbitrary_positions_many():
-    _arbitrary(seed=12, n_boards=2 * len(MOVE_MIXES), eight_die_every=5)
+    _arbitrary(seed=12, n_boards=len(MOVE_MIXES), eight_die_every=5)
 
 
 # --- hand-built cases (docs/rules.md sections 2 and 5) ---------------------------------------------
