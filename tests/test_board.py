@@ -111,3 +111,19 @@ def test_bar_entry_open_is_the_rule_texts_bar_entry_for_every_roll():
     bonus = PRESETS["european"].with_overrides({"bar_entry": "bonus-only"}).to_array()
     assert bar_entry_open(bonus, 1, 2) and bar_entry_open(bonus, 2, 1) and bar_entry_open(bonus, 4, 4)
     assert not bar_entry_open(bonus, 3, 1)
+
+
+def test_the_stale_cache_guard_finds_numbas_cache_under_numba_cache_dir(monkeypatch, tmp_path):
+    """make test caches elsewhere (NUMBA_CACHE_DIR); the guard must drop stale kernels there too."""
+    from pathlib import Path
+
+    from numba.core.caching import _CacheLocator
+
+    import acesim.kernels as K
+    import acesim.kernels.board as B
+
+    here = Path(B.__file__).parent
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert K._cache_folder(here) == tmp_path / _CacheLocator.get_suitable_cache_subpath(B.__file__)
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    assert K._cache_folder(here) == here / "__pycache__"

@@ -10,7 +10,18 @@ cached kernels are dropped and compiled afresh.
 """
 
 import hashlib
+import os
 from pathlib import Path
+
+
+def _cache_folder(here: Path) -> Path:
+    """Where Numba caches this folder's kernels: beside them, or under ``NUMBA_CACHE_DIR``
+    in the folder Numba names after the source folder (``make test`` uses one of its own)."""
+    chosen = os.environ.get("NUMBA_CACHE_DIR")
+    if not chosen:
+        return here / "__pycache__"
+    folder = os.path.abspath(str(here))
+    return Path(chosen) / f"{os.path.basename(folder)}_{hashlib.sha1(folder.encode()).hexdigest()}"
 
 
 def _drop_stale_cache() -> None:
@@ -19,7 +30,7 @@ def _drop_stale_cache() -> None:
     for source in sorted(here.glob("*.py")):
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
-    cache = here / "__pycache__"
+    cache = _cache_folder(here)
     stamp = cache / "kernels.digest"
     try:
         if stamp.read_text() == digest.hexdigest():
@@ -29,7 +40,7 @@ def _drop_stale_cache() -> None:
     try:
         for stale in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
             stale.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
+        cache.mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest.hexdigest())
     except OSError:
         pass  # a read-only install: Numba then caches elsewhere or not at all
