@@ -22,7 +22,7 @@ TEST_WORKERS ?= 2
 # results, less optimised code) into a cache of their own, which the main job's
 # fully optimised kernels never meet.
 test: $(STAMP)
-	NUMBA_OPT=1 NUMBA_CACHE_DIR=$(VENV)/numba-test-cache \
+	NUMBA_OPT=1 NUMBA_CACHE_DIR=$(CURDIR)/$(VENV)/numba-test-cache \
 		$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=20 tests
 
 # The main job: the analysis report for the four presets, each played by its
