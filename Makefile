@@ -18,12 +18,8 @@ $(STAMP): pyproject.toml
 # compiling, and a file's tests share their kernels (the cache on disk is shared).
 TEST_WORKERS ?= 2
 
-# Most of a cold run is Numba compiling, so the tests compile at LLVM level 1 (the same
-# results, less optimised code) into a cache of their own, which the main job's
-# fully optimised kernels never meet.
 test: $(STAMP)
-	NUMBA_OPT=1 NUMBA_CACHE_DIR=$(CURDIR)/$(VENV)/numba-test-cache \
-		$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=20 tests
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=20 tests
 
 # The main job: the analysis report for the four presets, each played by its
 # shipped learned player against itself on common dice (strategy best), into
