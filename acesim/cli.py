@@ -80,7 +80,7 @@ def _late_help(key: str) -> str:
 
         shipped = ", ".join(sorted(p.stem for p in model_dir().glob("*.npz"))) or "none"
         return (f"Strategies: {', '.join(strategy_names())}; learned:NAME of a shipped model ({shipped}) or "
-                f"learned:PATH.npz; best: the rule set's shipped learned model, else expert; NAME@full searches "
+                f"learned:PATH.npz; best: one shipped learned model that plays every rule set at hand, else expert; NAME@full searches "
                 f"every play, NAME@beam=K a beam of K positions.")
     from acesim.report import report_sizes_from_numbers
 

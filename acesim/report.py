@@ -41,7 +41,7 @@ from acesim.plots import luck as PL
 from acesim.rules import RULES_VERSION, Ruleset, load_rulesets
 from acesim.simulate import default_chunk_size
 from acesim.stats import Z95, wilson
-from acesim.strategies import load_strategy, resolve_spec
+from acesim.strategies import BEST, load_strategy, resolve_spec
 from acesim.streams import check_seed
 from acesim.terminal import markdown_table
 from acesim.tasks import check_workers, map_tasks
@@ -57,7 +57,7 @@ class ReportPlan:
     """What a report runs: sizes, strategies and the one seed everything derives from."""
 
     rulesets: tuple[Ruleset, ...]
-    strategy: str = "best"  # "best": each rule set's strongest shipped player (strategies.best_spec)
+    strategy: str = "best"  # "best": the strongest shipped player of every rule set here (strategies.best_spec)
     games: int = 10_000  # games per rule set for the comparison and the bonus-roll figures
     equity_games: int = 2_000  # self-play games the equity model is fitted on (20% held out)
     luck_games: int = 300  # games whose every roll is valued (per-roll luck, roll values)
@@ -84,15 +84,16 @@ class ReportPlan:
                 total += 2 * self.ladder_games * pairings
         return total
 
-    def player(self, rules: Ruleset) -> str:
-        """The strategy both sides play under ``rules`` (``best`` resolved)."""
-        return resolve_spec(self.strategy, rules)
+    @property
+    def player(self) -> str:
+        """The one strategy both sides play under every rule set (``best`` resolved against all of them)."""
+        return resolve_spec(self.strategy, *self.rulesets)
 
     def ladder_for(self, rules: Ruleset) -> list[str]:
-        """The skill ladder's strategies under ``rules``, ``best`` resolved, each once."""
+        """The skill ladder's strategies under ``rules``, ``best`` being the report's one player, each once."""
         specs: list[str] = []
         for spec in self.ladder_strategies:
-            spec = resolve_spec(spec, rules)
+            spec = resolve_spec(spec, *self.rulesets)
             if spec not in specs:
                 specs.append(spec)
         return specs
@@ -111,13 +112,13 @@ class ReportPlan:
         names = [r.name for r in self.rulesets]
         if len(set(names)) != len(names):
             raise AcesimError(f"rule sets must have distinct names, got {', '.join(names)}")
+        if self.needs("bonus", "luck") and load_strategy(self.player).kind == 0:
+            raise AcesimError(
+                f"--strategy {self.strategy} is not deterministic; the value of rolls and per-roll luck value "
+                f"its plays"
+            )
         for r in self.rulesets:
-            if self.needs("bonus", "luck") and load_strategy(self.player(r)).kind == 0:
-                raise AcesimError(
-                    f"--strategy {self.strategy} is not deterministic; the value of rolls and per-roll luck value "
-                    f"its plays"
-                )
-            for spec in (self.player(r), *self.ladder_for(r)):
+            for spec in (self.player, *self.ladder_for(r)):
                 load_strategy(spec).check_rules(r)
         if self.equity.startswith("learned:"):
             model = load_model(model_path(self.equity[len("learned:"):]))
@@ -125,7 +126,7 @@ class ReportPlan:
                 model.check_rules(r)
         elif self.equity not in ("auto", "logistic"):
             raise AcesimError(f"unknown equity model {self.equity!r}; use auto, logistic or learned:PATH")
-        if self.needs("luck") and any("random" not in self.ladder_for(r) or self.player(r) not in self.ladder_for(r)
+        if self.needs("luck") and any("random" not in self.ladder_for(r) or self.player not in self.ladder_for(r)
                                       for r in self.rulesets):
             raise AcesimError("the skill ladder needs 'random' and the report's strategy")
 
@@ -222,12 +223,12 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
     games plays exactly what the whole run would have played for those games.
     """
     rules = plan.rulesets[index]
-    s = plan.player(rules)
+    s = plan.player
     if stage == "games":
         first, n = args
         return play_games(rules, n, plan.seed, s, s, first_game=first)
     if stage == "equity":
-        return equity_models(rules, s, plan.equity_games, plan.seed, plan.equity)
+        return equity_models(rules, s, plan.equity_games, plan.seed, plan.equity, among=plan.rulesets)
     if stage == "ladder":
         x, y = (load_strategy(spec) for spec in args)
         (match,) = ladder(rules, [x, y], plan.ladder_games, plan.seed, workers=1)
@@ -267,7 +268,7 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
     """
     plan.check()
     check_workers(workers)
-    results = [RuleSetResult(rules, player=plan.player(rules)) for rules in plan.rulesets]
+    results = [RuleSetResult(rules, player=plan.player) for rules in plan.rulesets]
     dask = scheduler is not None
     with backend_for(workers, scheduler) as backend:
 
@@ -454,9 +455,18 @@ SECTIONS = (
 
 def _summary_markdown(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFrame]) -> list[str]:
     """What a terminal shows after an analysis: the findings in words, then the headline tables."""
-    players = ", ".join(f"`{r.player}` under {r.rules.name}" for r in results)
-    return [f"Played by `{plan.strategy}` against itself: {players}.", "",
+    return [f"Played by {_player_words(plan)}.", "",
             *findings_markdown(t, [r.rules.name for r in results]), *_table_lines(plan, results, t)]
+
+
+def _player_words(plan: ReportPlan) -> str:
+    """The one player, under every rule set, and why when ``best`` chose it."""
+    words = f"`{plan.player}` against itself under every rule set"
+    if plan.strategy.strip() != BEST:
+        return words
+    if plan.player.startswith("learned:"):
+        return f"{words} (`best`: the shipped network that plays them all)"
+    return f"{words} (`best`: no shipped network plays them all)"
 
 
 def _table_lines(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFrame]) -> list[str]:
@@ -657,8 +667,8 @@ def _text(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFr
     lines = [
         f"# acesim report: {', '.join(names)}",
         "",
-        f"acesim {__version__}, rules version {RULES_VERSION}, seed {plan.seed}; both sides play "
-        + ", ".join(f"`{r.player}` under {r.rules.name}" for r in results) + ". "
+        f"acesim {__version__}, rules version {RULES_VERSION}, seed {plan.seed}; played by "
+        f"{_player_words(plan)}. "
         "Terms are explained in the glossary and the method at the end.",
         "",
         "## Findings",
@@ -769,6 +779,7 @@ def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool
             "command": plan.command,
             "seed": plan.seed,
             "strategy": plan.strategy,
+            "player": plan.player,
             "players": {r.rules.name: r.player for r in results},
             "games": plan.games,
             "equity_games": plan.equity_games,

@@ -119,8 +119,8 @@ def load_strategy(spec: str, path: Path | None = None) -> Strategy:
     name, _, search = spec.partition("@")
     if name == BEST:
         raise AcesimError(
-            f"strategy {spec!r} is chosen per rule set only by report, compare, bonus, luck and ladder "
-            f"(and takes no search option); name the player here: learned:NAME or expert"
+            f"strategy {spec!r} is resolved against the rule sets at hand only by report, compare, bonus, "
+            f"luck, ladder, hint and rollout (and takes no search option); name the player here: learned:NAME or expert"
         )
     if name.startswith(LEARNED_PREFIX):
         return _learned(spec, name[len(LEARNED_PREFIX):], search)
@@ -165,14 +165,21 @@ def _search_width(spec: str, search: str, default: int) -> int:
 
 
 RANKER = "expert"  # the heuristic that ranks a doubles segment's plays for a network to judge
-BEST = "best"  # the strongest shipped player of the rules: their learned model, else the heuristic
+BEST = "best"  # the strongest shipped player that plays every rule set at hand
 BEST_FALLBACK = "expert"
 
 
-def best_spec(rules) -> str:
-    """What ``best`` plays under ``rules``: ``learned:NAME`` of the shipped model trained
-    under exactly these knobs, else ``expert``."""
-    return _best_for_knobs(tuple(sorted(rules.checker_knobs().items())))
+def best_spec(*rulesets) -> str:
+    """What ``best`` plays under every one of ``rulesets``: ``learned:NAME`` of a shipped model
+    that plays all of them, else ``expert``.
+
+    One player for all: a comparison whose rule sets were played by different
+    players would report the players' difference as the rules'.
+    """
+    if not rulesets:
+        raise ValueError("best_spec needs at least one rule set")
+    knobs = {tuple(sorted(r.checker_knobs().items())) for r in rulesets}
+    return _best_for_knobs(knobs.pop()) if len(knobs) == 1 else BEST_FALLBACK
 
 
 @functools.cache
@@ -184,9 +191,9 @@ def _best_for_knobs(knobs: tuple) -> str:
     return BEST_FALLBACK
 
 
-def resolve_spec(spec: str, rules) -> str:
-    """``spec`` with ``best`` replaced by the player it stands for under ``rules``."""
-    return best_spec(rules) if spec.strip() == BEST else spec
+def resolve_spec(spec: str, *rulesets) -> str:
+    """``spec`` with ``best`` replaced by the one player it stands for under all of ``rulesets``."""
+    return best_spec(*rulesets) if spec.strip() == BEST else spec
 
 
 def playing_row(network: np.ndarray) -> np.ndarray:

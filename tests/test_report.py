@@ -43,10 +43,14 @@ def test_report_has_every_chart_and_table(report):
     # the reproducing command and seed, the formulas, the knob tables
     assert "`acesim report --rules european,backgammon --games 150 --strategy best --equity-games 60 " \
         "--luck-games 6 --ladder-games 4 --seed 9 --out" in markdown
-    # best is each rule set's shipped learned player, said in the report and its metadata
-    assert meta["players"] == {"european": "learned:european", "backgammon": "learned:backgammon"}
-    assert "`learned:european` under european, `learned:backgammon` under backgammon" in markdown
-    assert set(pd.read_csv(report / "tables" / "ladder.csv")["strategy"]) >= {"learned:european", "expert"}
+    # best is one player for both rule sets: no shipped model plays both presets, so expert,
+    # said in the report and its metadata (tests/test_one_player.py)
+    assert meta["player"] == "expert"
+    assert meta["players"] == {"european": "expert", "backgammon": "expert"}
+    assert "played by `expert` against itself under every rule set (`best`: no shipped network plays them " \
+        "all)" in markdown
+    assert set(pd.read_csv(report / "tables" / "ladder.csv")["strategy"]) == {"random", "racer", "safe", "blocker",
+                                                                            "expert"}
     assert "net luck N = L_A - L_B" in html and "home_after_all_in" in html
     assert meta["rules"]["backgammon"]["start"] == "backgammon"
 

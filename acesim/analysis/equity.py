@@ -11,6 +11,7 @@ points-based scoring it still values wins, not points (stated in reports).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,6 +126,7 @@ def equity_models(
     seed: int,
     equity: str = "auto",
     holdout: float = 0.2,
+    among: Sequence[Ruleset] = (),
 ) -> EquityChoice:
     """Fit the logistic V, calibrate it and a learned network on the same held-out games, pick one.
 
@@ -134,7 +136,9 @@ def equity_models(
     held-out games: the lower reliability term of the Brier score (the
     weighted squared gap between predicted and observed win rate over the ten
     bins).  The Brier score itself also rewards sharpness, which is not
-    what calibration asks.
+    what calibration asks.  With ``among`` (every rule set of a comparison),
+    ``auto`` offers the shipped model only if it plays all of them, so that
+    one comparison never measures its rule sets with different instruments.
     """
     learned_model = None
     if equity.startswith("learned:"):
@@ -142,6 +146,8 @@ def equity_models(
         learned_model.check_rules(rules)
     elif equity in ("auto", "logistic"):
         learned_model = shipped_model(rules)
+        if learned_model is not None and any(shipped_model(other) != learned_model for other in among):
+            learned_model = None
     else:
         raise AcesimError(f"unknown equity model {equity!r}; use auto, logistic or learned:PATH")
     model, test, boards, base_rate = _fit(rules, strategy, games, seed, holdout)

@@ -1,0 +1,111 @@
+"""One player for every rule set of a comparison: ``best`` is resolved once, against all of them.
+
+A comparison whose rule sets were played by different players would report
+the players' difference as the rules' (issue 26: a hitting sweep played by
+``learned:european`` on one side and ``expert`` on the other reported games
+12.9 rolls shorter where one player measures 3.7).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from acesim.analysis.equity import equity_models
+from acesim.cli import app
+from acesim.errors import AcesimError
+from acesim.report import analysis_plan
+from acesim.rules import Ruleset
+from acesim.strategies import best_spec, resolve_spec
+
+runner = CliRunner()
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EUROPEAN = Ruleset.preset("european")
+AMERICAN = Ruleset.preset("american")
+BACKGAMMON = Ruleset.preset("backgammon")
+
+
+def test_best_is_one_shipped_model_only_where_it_plays_every_rule_set():
+    assert best_spec(EUROPEAN) == "learned:european"
+    # the cube's knobs change no checker play: the one model still plays both
+    assert best_spec(EUROPEAN, EUROPEAN.with_overrides({"cube": "money"})) == "learned:european"
+    # two presets, or a preset and a house rule: no shipped model plays both
+    assert best_spec(EUROPEAN, AMERICAN) == "expert"
+    assert best_spec(EUROPEAN, EUROPEAN.with_overrides({"hitting": "after-home"})) == "expert"
+    assert best_spec(EUROPEAN.with_overrides({"hitting": "after-home"})) == "expert"
+    assert resolve_spec("racer", EUROPEAN, AMERICAN) == "racer"
+    with pytest.raises(ValueError):
+        best_spec()
+
+
+# Every way of setting rule sets side by side: presets, a sweep, an override; and the player expected.
+COMPARISONS = [
+    (dict(rules="european,american"), "expert"),
+    (dict(rules="european,backgammon"), "expert"),
+    (dict(rules="european", sweep="hitting=free,after-home"), "expert"),
+    (dict(rules="european", sweep="cube=none,money"), "learned:european"),
+    (dict(rules="european,navy", overrides=["bar_first=false"]), "expert"),
+    (dict(rules="european", rules_files=[EXAMPLES / "club-rules.toml"]), "expert"),
+]
+
+
+@pytest.mark.parametrize("parts", [("compare",), ("bonus",), ("luck",), ("compare", "bonus", "luck")])
+@pytest.mark.parametrize("kwargs, player", COMPARISONS)
+def test_a_plan_plays_one_player_under_every_rule_set(kwargs, player, parts):
+    plan = analysis_plan("report", parts, **kwargs)
+    assert plan.player == player
+    # the skill ladder, whose "best" is the plan's player, is the same under every rule set
+    assert len({tuple(plan.ladder_for(r)) for r in plan.rulesets}) == 1
+    assert player in plan.ladder_for(plan.rulesets[0])
+
+
+@pytest.mark.parametrize("kwargs, player", COMPARISONS[:4])
+def test_every_rule_set_of_a_run_is_played_by_the_one_player(kwargs, player, tmp_path):
+    args = ["--rules", kwargs["rules"], *(["--sweep", kwargs["sweep"]] if "sweep" in kwargs else [])]
+    result = runner.invoke(app, ["compare", *args, "--games", "40", "--workers", "1", "--out", str(tmp_path / "c")])
+    assert result.exit_code == 0, result.output
+    players = json.loads((tmp_path / "c" / "report.json").read_text())["players"]
+    assert len(players) == 2 and set(players.values()) == {player}
+
+
+def test_a_named_player_that_cannot_play_a_rule_set_is_refused_naming_it():
+    with pytest.raises(AcesimError, match=r"european\[hitting=after-home\]"):
+        analysis_plan("compare", ("compare",), "european", sweep="hitting=free,after-home",
+                      strategy="learned:european")
+    result = runner.invoke(app, ["compare", "--rules", "european,navy", "--strategy", "learned:european",
+                                 "--games", "10", "--workers", "1"])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "'navy'" in lines[0] and "learned:european" in lines[0], result.output
+
+
+@pytest.mark.parametrize("args, player", [
+    (["--rules", "european", "--sweep", "hitting=free,after-home"], "expert"),
+    (["--rules", "european", "--sweep", "cube=none,money"], "learned:european"),
+])
+def test_compare_says_its_one_player_and_records_it(args, player, tmp_path):
+    out = tmp_path / "cmp"
+    result = runner.invoke(app, ["compare", *args, "--games", "60", "--workers", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    first = " ".join(result.output.split("\n\n")[0].split())
+    why = "the shipped network that plays them all" if player.startswith("learned:") else \
+        "no shipped network plays them all"
+    assert first == f"Played by {player} against itself under every rule set (best: {why}).", first
+    meta = json.loads((out / "report.json").read_text())
+    assert meta["player"] == player
+    assert set(meta["players"].values()) == {player} and len(meta["players"]) == 2
+    markdown = (out / "report.md").read_text()
+    assert f"played by `{player}` against itself under every rule set (`best`: {why})." in markdown
+
+
+def test_auto_equity_offers_a_shipped_model_only_if_it_plays_every_rule_set():
+    house = EUROPEAN.with_overrides({"hitting": "after-home"})
+    alone = equity_models(EUROPEAN, "expert", 20, seed=3)
+    assert "learned" in alone.calibrations
+    mixed = equity_models(EUROPEAN, "expert", 20, seed=3, among=(EUROPEAN, house))
+    assert set(mixed.calibrations) == {"logistic"} and mixed.chosen == "logistic"
+    cube = equity_models(EUROPEAN, "expert", 20, seed=3, among=(EUROPEAN, EUROPEAN.with_overrides({"cube": "money"})))
+    assert "learned" in cube.calibrations
