@@ -6,8 +6,10 @@ errors (a missing or malformed option) are one line and exit status 2.
 
 from __future__ import annotations
 
+import errno
 import inspect
 import json
+import os
 import re
 import shutil
 import sys
@@ -248,6 +250,7 @@ def moves(
     out: Annotated[
         Optional[Path], typer.Option("--out", "-o", help="Write batch answers here instead of stdout.")
     ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --out file.")] = False,
 ) -> None:
     """Every legal play of a roll, or answers to a batch of queries (see docs/batch.md)."""
     if batch is not None:
@@ -257,7 +260,8 @@ def moves(
                     "--batch takes its positions and dice from the file; drop --position/--dice/--bonus"
                 )
             if out is not None:
-                aio.check_target(out)  # before the answers, and never a device, FIFO or symlink
+                # before the answers: never a device, FIFO or symlink, never the batch itself
+                aio.check_output_file(out, force, [batch])
             failed = _run_batch(batch, out)
         if failed:
             typer.echo(f"acesim: error: {failed} batch line(s) could not be answered", err=True)
@@ -271,8 +275,8 @@ def moves(
     with one_line_errors():
         if position is None or dice is None:
             raise AcesimError("moves needs --position and --dice (or --batch FILE)")
-        if out is not None:
-            raise AcesimError("--out goes with --batch")
+        if out is not None or force:
+            raise AcesimError("--out and --force go with --batch")
         ruleset = load_ruleset(rules, rule or ())
         pos = parse_position(position, ruleset.start)
         roll = parse_dice(dice)
@@ -370,6 +374,13 @@ def _rule_sets(spec: str, overrides: list[str] | None):
     from acesim.rules import load_rulesets
 
     return load_rulesets(spec, overrides or ())
+
+
+def _rules_files(spec: str) -> list[Path]:
+    """The files among the comma-separated names of ``--rules`` (every name that is not a preset)."""
+    from acesim.rules import PRESETS
+
+    return [Path(n.strip()) for n in spec.split(",") if n.strip() and n.strip() not in PRESETS]
 
 
 @contextmanager
@@ -623,6 +634,7 @@ def ladder(
     seed: SeedOption = 42,
     workers: WorkersOption = None,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the table as CSV here.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --out file.")] = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
     scheduler: SchedulerOption = None,
     progress: ProgressOption = True,
@@ -645,7 +657,10 @@ def ladder(
             raise AcesimError(f"the number of games must be positive, got {games}")
         n_workers = _worker_count(workers)
         if out is not None:
-            aio.check_target(out)  # fail now, not after the games, if it cannot be written
+            # fail now, not after the games: an existing file, an input, a device
+            aio.check_output_file(out, force, [strategies_file, *_rules_files(rules)])
+        elif force:
+            raise AcesimError("--force goes with --out")
         total = games * len(chosen) * (len(chosen) - 1)
         with _progress_bar(total, "games", progress) as advance:
             matches = run_ladder(ruleset, chosen, games, seed, n_workers, advance, scheduler)
@@ -821,13 +836,14 @@ def _analysis(
         if out is not None:
             R.check_output(out, force)
         _check_scheduler(scheduler)
-        with _progress_bar(plan.games_to_play(), name, progress) as advance:
-            results = R.build(plan, n_workers, advance, scheduler)
-        t = R.tables(plan, results)
-        _print_markdown(R._summary_markdown(plan, results, t))
-        if out is not None:
-            path = R.write(plan, results, out, force)
-            console.print(f"report, figures (PNG) and tables (CSV) in {out}; open {path}")
+        with aio.output_lock(out):
+            with _progress_bar(plan.games_to_play(), name, progress) as advance:
+                results = R.build(plan, n_workers, advance, scheduler)
+            t = R.tables(plan, results)
+            _print_markdown(R._summary_markdown(plan, results, t))
+            if out is not None:
+                path = R.write(plan, results, out, force)
+                console.print(f"report, figures (PNG) and tables (CSV) in {out}; open {path}")
 
 
 # Every option of compare, bonus, luck and report: (parameter of _analysis, its typer
@@ -1020,12 +1036,35 @@ def bench_cluster(
     typer.echo(json.dumps(result, indent=2))
 
 
+_OUTPUT_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+
+
+def _drop_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush of what is
+    still buffered does not fail again with a traceback."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):
+        pass
+
+
 def main() -> None:
     """Console entry point: usage errors also become one line on stderr."""
     try:
         code = app(standalone_mode=False)
+        # output small enough to stay in the buffer meets a full device only here
+        sys.stdout.flush()
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
+    except OSError as exc:
+        # writing standard output (the only file not written through acesim.io) failed
+        if exc.filename is not None or exc.errno not in _OUTPUT_ERRNOS:
+            raise
+        _drop_stdout()
+        typer.echo(f"acesim: error: cannot write standard output: {exc.strerror}", err=True)
+        sys.exit(1)
     except (typer.Abort, KeyboardInterrupt):
         typer.echo("acesim: interrupted", err=True)
         sys.exit(130)

@@ -26,7 +26,7 @@ import os
 import secrets
 import shutil
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,12 +60,65 @@ def check_target(path: Path) -> Path:
     except OSError as error:
         raise AcesimError(f"cannot write {path}: {_reason(error)}") from None
     if mode is not None and not stat.S_ISREG(mode):
-        kind = ("a folder" if stat.S_ISDIR(mode) else "a symlink" if stat.S_ISLNK(mode)
-                else "a FIFO" if stat.S_ISFIFO(mode) else "a device node"
-                if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
-        raise AcesimError(f"refusing to write {path}: it is {kind}, not a regular file")
+        raise AcesimError(f"refusing to write {path}: it is {_kind(mode)}, not a regular file")
     check_parent(path)
     return path
+
+
+def _kind(mode: int) -> str:
+    """What a file of ``mode`` (``os.lstat``'s) is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISLNK(mode):
+        return "a symlink"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device node"
+    return "a regular file" if stat.S_ISREG(mode) else "a special file"
+
+
+def check_output_folder(out: Path, force: bool, what: str, is_ours: Callable[[Path], bool]) -> None:
+    """Refuse output folder ``out`` in one line unless it is absent, or with ``force`` an acesim ``what``
+    folder (``is_ours``) or empty; and unless its parent is a writable folder."""
+    out = Path(out)
+    try:
+        mode = os.lstat(out).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # check_parent says what is missing
+        mode = None
+    except OSError as error:
+        raise AcesimError(f"cannot write {out}: {_reason(error)}") from None
+    if mode is not None:
+        if not stat.S_ISDIR(mode):
+            raise AcesimError(f"refusing to write {out}: it is {_kind(mode)}, not a folder")
+        if not force:
+            raise AcesimError(f"output {out} already exists; use --force to replace it")
+        if _entries(out) and not is_ours(out):
+            raise AcesimError(f"refusing to replace {out}: it is not an acesim {what} folder")
+    check_parent(out)
+
+
+def check_output_file(path: Path, force: bool, inputs: Iterable[Path | None] = ()) -> Path:
+    """``path`` if a command may write its output file there (``check_target``), checked before any work.
+
+    Refused in one line: an output that is one of the command's ``inputs``
+    (even with ``force``: the answers would replace what they answer), and an
+    existing file without ``force``.
+    """
+    path = check_target(path)
+    for source in inputs:
+        if source is not None and str(source) != "-" and _same_file(path, Path(source)):
+            raise AcesimError(f"output {path} is also an input ({source}); choose another --out")
+    if path.exists() and not force:
+        raise AcesimError(f"output {path} already exists; use --force to replace it")
+    return path
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): the same path names the same file
+        return a.resolve() == b.resolve()
 
 
 def check_parent(path: Path) -> None:
@@ -201,6 +254,50 @@ def locked(folder: Path | None) -> Iterator[FolderLock | None]:
         lock.release()
 
 
+@contextmanager
+def output_lock(out: Path | None) -> Iterator[None]:
+    """Hold, for the block, the lock of an output that is replaced whole at its end (a report folder).
+
+    Such an output is built beside its place and renamed into it, so a lock
+    inside it would go with it: the lock is a file beside it,
+    ``.NAME.acesim-lock``, there only while a run holds it.  A second run
+    into the same output is refused in one line, as ``FolderLock`` refuses a
+    second simulate.  After taking the lock the file must still be the one
+    at its path: a run that opened it just before the holder removed it
+    would otherwise hold a lock no one else sees.
+    """
+    if out is None:
+        yield
+        return
+    out = Path(out)
+    check_parent(out)
+    path = out.with_name(f".{out.name}.acesim-lock")
+    busy = f"{out} is being written by another acesim run; wait for it to end or choose another --out"
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+    except OSError as error:
+        raise AcesimError(f"cannot lock {out}: {_reason(error)}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise AcesimError(busy) from None
+            raise AcesimError(f"cannot lock {out}: {_reason(error)}") from None
+        try:
+            same = os.fstat(fd).st_ino == os.lstat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if not same:
+            raise AcesimError(busy)
+        try:
+            yield
+        finally:
+            Path(path).unlink(missing_ok=True)  # under the lock, so no one holds the removed file
+    finally:
+        os.close(fd)
+
+
 def _entries(folder: Path) -> list[Path]:
     return [p for p in folder.iterdir() if p.name != LOCK_FILE]
 
@@ -215,12 +312,8 @@ def prepare_folder(out: Path, force: bool, is_ours: Callable[[Path], bool], what
     Nothing is written or removed on error.
     """
     out = Path(out)
-    if out.exists() or out.is_symlink():
-        if not force:
-            raise AcesimError(f"output {out} already exists; use --force to replace it")
-        if out.is_symlink() or not out.is_dir() or (_entries(out) and not is_ours(out)):
-            raise AcesimError(f"refusing to replace {out}: it is not an acesim {what} folder")
-        check_parent(out)
+    check_output_folder(out, force, what, is_ours)
+    if out.exists():
         lock = FolderLock(out)
         try:
             for entry in _entries(out):
@@ -232,7 +325,6 @@ def prepare_folder(out: Path, force: bool, is_ours: Callable[[Path], bool], what
             lock.release()
             raise AcesimError(f"cannot empty {out}: {_reason(error)}") from None
         return lock
-    check_parent(out)
     try:
         out.mkdir()
     except FileExistsError:

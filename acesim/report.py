@@ -743,13 +743,7 @@ def _is_report(out: Path) -> bool:
 
 def check_output(out: Path, force: bool) -> None:
     """Refuse an existing output unless ``force`` and it is an acesim report; check the parent."""
-    out = Path(out)
-    if out.exists() or out.is_symlink():
-        if not force:
-            raise AcesimError(f"output {out} already exists; use --force to replace it")
-        if out.is_symlink() or not out.is_dir() or (any(out.iterdir()) and not _is_report(out)):
-            raise AcesimError(f"refusing to replace {out}: it is not an acesim report folder")
-    io.check_parent(out)
+    io.check_output_folder(out, force, "report", _is_report)
 
 
 def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool = False) -> Path:

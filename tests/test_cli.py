@@ -459,12 +459,12 @@ def test_batch_out_file_same_as_stdout(tmp_path):
     assert [p.name for p in out_dir.iterdir()] == ["a.jsonl"]  # no .a.jsonl.*.tmp left
 
 
-def test_batch_out_replaces_existing_file(tmp_path):
+def test_batch_out_replaces_existing_file_with_force(tmp_path):
     path = tmp_path / "q.jsonl"
     path.write_text(json.dumps(QUERIES[0]) + "\n", encoding="utf-8")
     out = tmp_path / "a.jsonl"
     out.write_text("old content that is much longer than the answer " * 100)
-    result = run("moves", "--batch", str(path), "--out", str(out))
+    result = run("moves", "--batch", str(path), "--out", str(out), "--force")
     assert result.exit_code == 0, result.output
     assert out.read_text() == json.dumps(answer_query(json.dumps(QUERIES[0]))) + "\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "q.jsonl"]

@@ -112,7 +112,7 @@ def test_ladder_out_keeps_an_existing_file_until_the_table_is_written(tmp_path, 
 
     monkeypatch.setattr(ladder_module, "ladder", interrupted)
     result = run("ladder", "--strategies", "random,racer", "--games", "2", "--workers", "1", "--no-progress",
-                 "--out", str(out))
+                 "--out", str(out), "--force")
     assert result.exit_code == 130
     assert out.read_text() == "old table\n"
 
@@ -123,7 +123,7 @@ def test_simulate_out_symlink_is_still_refused(tmp_path):
     link = tmp_path / "link"
     link.symlink_to(real)
     result = run("simulate", "--games", "3", "--no-progress", "--force", "--out", str(link))
-    assert_one_line_error(result, "not an acesim output folder")
+    assert_one_line_error(result, "is a symlink, not a folder")
     assert link.is_symlink() and list(real.iterdir()) == []
 
 

@@ -1,0 +1,149 @@
+"""Outputs are never lost or clobbered, and standard output on a full device is one line (issue 28).
+
+Each case failed before its fix: ``ladder --out`` and ``moves --batch --out``
+replaced an existing file without ``--force``, an input named as the output
+was destroyed, two report runs into one folder both succeeded, and a full
+device behind standard output gave a traceback.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from acesim import io as aio
+from acesim.cli import app
+from acesim.errors import AcesimError
+from tests.test_cli import assert_one_line_error
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[1]
+QUERIES = ROOT / "examples" / "queries.jsonl"
+CLUB = ROOT / "examples" / "club-rules.toml"
+LADDER = ["ladder", "--strategies", "random,racer", "--games", "2", "--workers", "1", "--no-progress"]
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+@pytest.fixture
+def batch(tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_bytes(QUERIES.read_bytes())
+    return path
+
+
+def test_moves_batch_keeps_an_existing_out_without_force(batch, tmp_path):
+    out = tmp_path / "answers.jsonl"
+    out.write_text("mine\n")
+    assert_one_line_error(run("moves", "--batch", str(batch), "--out", str(out)), "already exists", "--force")
+    assert out.read_text() == "mine\n"
+    assert run("moves", "--batch", str(batch), "--out", str(out), "--force").exit_code == 0
+    assert out.read_text().startswith('{"dice_used"')
+
+
+def test_moves_batch_never_writes_over_its_own_batch(batch):
+    before = batch.read_bytes()
+    for extra in ([], ["--force"]):
+        result = run("moves", "--batch", str(batch), "--out", str(batch), *extra)
+        assert_one_line_error(result, "is also an input")
+    # the same file by another name
+    alias = batch.parent / "alias.jsonl"
+    alias.symlink_to(batch)
+    assert_one_line_error(run("moves", "--batch", str(alias), "--out", str(batch), "--force"), "is also an input")
+    assert batch.read_bytes() == before
+
+
+def test_force_and_out_go_with_batch():
+    assert_one_line_error(run("moves", "-p", "start", "-d", "6-3", "--force"), "go with --batch")
+
+
+def test_ladder_keeps_an_existing_out_without_force(tmp_path):
+    out = tmp_path / "ladder.csv"
+    out.write_text("old table\n")
+    assert_one_line_error(run(*LADDER, "--out", str(out)), "already exists", "--force")
+    assert out.read_text() == "old table\n"
+    assert run(*LADDER, "--out", str(out), "--force").exit_code == 0
+    assert out.read_text().startswith("strategy,opponent")
+    assert_one_line_error(run(*LADDER, "--force"), "--force goes with --out")
+
+
+def test_ladder_never_writes_over_its_rules_or_strategies_file(tmp_path):
+    club = tmp_path / "club.toml"
+    club.write_bytes(CLUB.read_bytes())
+    weights = tmp_path / "s.toml"
+    weights.write_text((ROOT / "acesim" / "strategies.toml").read_text())
+    for args in (["--rules", str(club), "--out", str(club)],
+                 ["--strategies-file", str(weights), "--out", str(weights)]):
+        assert_one_line_error(run(*LADDER, *args, "--force"), "is also an input")
+    assert club.read_bytes() == CLUB.read_bytes()
+    assert weights.read_text() == (ROOT / "acesim" / "strategies.toml").read_text()
+
+
+def test_a_report_folder_being_written_refuses_a_second_run(tmp_path):
+    out = tmp_path / "cmp"
+    with aio.output_lock(out):
+        lock = tmp_path / ".cmp.acesim-lock"
+        assert lock.exists()
+        result = run("compare", "--games", "10", "--strategy", "racer", "--workers", "1", "--no-progress",
+                     "--out", str(out), "--force")
+        assert_one_line_error(result, "being written by another acesim run")
+        with pytest.raises(AcesimError, match="being written by another"):
+            with aio.output_lock(out):
+                pass
+    assert not lock.exists() and not out.exists()
+    # free again: a run goes through and leaves no lock file behind
+    result = run("compare", "--games", "10", "--strategy", "racer", "--workers", "1", "--no-progress",
+                 "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert (out / "report.json").exists() and not lock.exists()
+
+
+def test_a_lock_file_removed_under_a_waiting_run_is_not_taken(tmp_path):
+    """A run that opened the lock file just before its holder removed it must not proceed."""
+    out = tmp_path / "cmp"
+    path = tmp_path / ".cmp.acesim-lock"
+    path.write_text("")
+    stale = os.open(path, os.O_RDWR)
+    path.unlink()
+    path.write_text("")  # another run's new lock file, held
+    held = os.open(path, os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        with pytest.raises(AcesimError, match="being written by another"):
+            with aio.output_lock(out):
+                pass
+    finally:
+        os.close(held)
+        os.close(stale)
+
+
+@pytest.mark.parametrize("out", ["/dev/full"])
+def test_an_output_folder_that_is_a_device_is_named_as_such(out):
+    result = run("compare", "--games", "10", "--strategy", "racer", "--out", out)
+    assert_one_line_error(result, "is a device node, not a folder")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [
+    ["rules", "list"],
+    ["show", "start"],
+    ["moves", "-p", "start", "-d", "6-3"],
+    ["moves", "--batch", str(QUERIES)],
+    ["hint", "-p", "start", "-d", "6-3", "--strategy", "racer"],
+    ["hint", "-p", "start", "-d", "6-3", "--strategy", "racer", "--json"],
+])
+def test_standard_output_on_a_full_device_is_one_line(args):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-c", "from acesim.cli import main; main()", *args], stdout=full,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == ["acesim: error: cannot write standard output: No space left on device"]
