@@ -30,6 +30,7 @@ import pandas as pd
 from acesim import __version__, io
 from acesim.cluster import backend_for
 from acesim.errors import AcesimError
+from acesim.inputs import read_bytes
 from acesim.games import COLUMNS, DEFAULT_TURN_CAP, play_records, records_frame
 from acesim.kernels.evaluate import N_FEATURES
 from acesim.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_TURN_CAP
@@ -41,6 +42,7 @@ from acesim.summary import has_cube, merge, partial, summarize, table_rows
 from acesim.tasks import Backend, check_workers, map_tasks
 
 PLAN_FILE = "plan.json"
+MAX_PLAN_BYTES = 4 * 2**20  # a plan is a few kilobytes: its strategies' weights and the rules
 # rule-set folder names stay well inside a filesystem name (255 bytes)
 MAX_FOLDER_NAME = 200
 SUMMARY_JSON = "summary.json"
@@ -125,9 +127,12 @@ def plan_from_description(doc: dict, where: str = "plan.json") -> Plan:
         if min(games, chunk_size, turn_cap) <= 0 or chunk_size > games:
             raise AcesimError(f"{where}: games {games}, chunk size {chunk_size} and turn cap {turn_cap} "
                               "must be positive, the chunk size at most the games")
-        plan = Plan(rules, a, b, games, check_seed(seed), chunk_size, turn_cap)
-    except AcesimError:
-        raise
+        # checked as a fresh plan is: a plan.json edited by hand may ask for 10**15 games
+        plan = make_plan(rules, a, b, games, seed, chunk_size, turn_cap=turn_cap)
+    except AcesimError as error:
+        if str(error).startswith(where):
+            raise
+        raise AcesimError(f"{where}: {error}") from None
     except (KeyError, TypeError, ValueError) as error:
         raise AcesimError(f"{where} is not a complete acesim plan ({error!r} is missing or malformed)") from None
     if plan.describe() != {**doc, "streams": plan.describe()["streams"]}:
@@ -140,11 +145,12 @@ def load_plan(out: Path) -> Plan:
     path = Path(out) / PLAN_FILE
     if not Path(out).is_dir():
         raise AcesimError(f"cannot resume {out}: no such folder")
+    if not path.exists() and not path.is_symlink():
+        raise AcesimError(f"cannot resume {out}: it has no {PLAN_FILE}, so it is not an acesim run")
     try:
-        doc = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise AcesimError(f"cannot resume {out}: it has no {PLAN_FILE}, so it is not an acesim run") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        # a regular file of bounded size only: a FIFO would block, a huge file fill the memory
+        doc = json.loads(read_bytes(path, "plan", MAX_PLAN_BYTES))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise AcesimError(f"cannot resume {out}: {PLAN_FILE} is unreadable ({error})") from None
     if not isinstance(doc, dict):
         raise AcesimError(f"cannot resume {out}: {PLAN_FILE} is not a plan")
@@ -448,6 +454,7 @@ def _run_chunks(plan, out, backend, progress, resume, timings, shared_out) -> di
     tasks = [(i, first, n) for i in range(len(plan.rules)) for first, n in plan.chunks()]
     partials: dict[tuple[int, int], dict] = {}
     if out is not None:
+        _refuse_links(out, plan)
         io.write_json(out / PLAN_FILE, plan.describe())
         for ruleset in plan.rules:
             (rules_folder(out, plan, ruleset) / RECORDS_DIR).mkdir(parents=True, exist_ok=True)
@@ -482,6 +489,17 @@ def _run_chunks(plan, out, backend, progress, resume, timings, shared_out) -> di
 
     map_tasks(_chunk_task, [(plan, task, out, workers_write) for task in tasks], backend, done)
     return partials
+
+
+def _refuse_links(out: Path, plan: Plan) -> None:
+    """Refuse a run folder whose rule-set or records folders are symlinks: the chunks would be written,
+    and stray files removed, wherever they point."""
+    for ruleset in plan.rules:
+        folder = rules_folder(out, plan, ruleset)
+        for path in (folder, folder / RECORDS_DIR):
+            if path.is_symlink():
+                raise AcesimError(f"refusing to write {out}: {path} is a symlink; acesim writes only inside "
+                                  "its run folder")
 
 
 def _remove_if_nothing_played(out: Path, plan: Plan) -> None:

@@ -126,3 +126,52 @@ def test_plan_round_trips_through_plan_json():
                          load_strategy("random"), 5000, 9, 700)
     again = sim.plan_from_description(json.loads(json.dumps(plan.describe())))
     assert again == plan and sim.same_plan(plan, again) is None
+
+
+# --- a plan.json or a run folder edited by hand is checked as a fresh plan (issue 28) --------------
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("games", 10**15, "number of games must be at most"),
+    ("turn_cap", 10**12, "turn cap must be at most"),
+    ("chunk_size", 10**7, "chunk size must be at most"),
+])
+def test_resume_refuses_a_plan_beyond_the_limits(reference, tmp_path, key, value, message):
+    out = _copy(reference, tmp_path / "run")
+    doc = json.loads((out / "plan.json").read_text())
+    doc[key] = value
+    if key == "chunk_size":
+        doc["games"] = 2 * value
+    (out / "plan.json").write_text(json.dumps(doc))
+    result = runner.invoke(app, ["simulate", "--resume", str(out), "--no-progress"])
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 1 and len(lines) == 1 and message in lines[0], result.output
+
+
+def test_resume_refuses_a_plan_that_is_a_fifo_or_too_large(reference, tmp_path):
+    out = _copy(reference, tmp_path / "run")
+    (out / "plan.json").unlink()
+    os.mkfifo(out / "plan.json")
+    result = runner.invoke(app, ["simulate", "--resume", str(out), "--no-progress"])  # would block before
+    assert result.exit_code == 1 and "not a regular file" in result.output, result.output
+    (out / "plan.json").unlink()
+    (out / "plan.json").write_text(" " * (sim.MAX_PLAN_BYTES + 1))
+    result = runner.invoke(app, ["simulate", "--resume", str(out), "--no-progress"])
+    assert result.exit_code == 1 and "larger than" in result.output, result.output
+
+
+def test_resume_never_writes_through_a_symlinked_records_folder(reference, tmp_path):
+    out = _copy(reference, tmp_path / "run")
+    elsewhere = tmp_path / "theirs"
+    elsewhere.mkdir()
+    (elsewhere / "chunk-000003.parquet").write_text("a user's own file")
+    records = out / "navy" / "records"
+    import shutil
+
+    shutil.rmtree(records)
+    records.symlink_to(elsewhere)
+    result = runner.invoke(app, ["simulate", "--resume", str(out), "--no-progress"])
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 1 and len(lines) == 1 and "is a symlink" in lines[0], result.output
+    assert [p.name for p in elsewhere.iterdir()] == ["chunk-000003.parquet"]
+    assert (elsewhere / "chunk-000003.parquet").read_text() == "a user's own file"
