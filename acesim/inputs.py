@@ -13,11 +13,14 @@ from acesim.errors import AcesimError
 
 # No input acesim reads comes near it; a larger file is a mistake, not data.
 MAX_INPUT_BYTES = 64 * 2**20
+# A rules, weights or position file is a few kilobytes; reading and parsing 50 MB of one took minutes.
+MAX_SMALL_INPUT = 2**20
 
 
-def read_text(path: str | Path, what: str) -> str:
-    """The text of ``path``, a ``what`` (e.g. "rules file"); a one-line ``AcesimError`` otherwise."""
-    data = read_bytes(path, what)
+def read_text(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> str:
+    """The text of ``path``, a ``what`` (e.g. "rules file") of at most ``limit`` bytes; a one-line
+    ``AcesimError`` otherwise."""
+    data = read_bytes(path, what, limit)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -43,5 +46,9 @@ def read_bytes(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> byt
     except OSError as exc:
         raise AcesimError(f"cannot read {what} {path}: {exc.strerror}") from None
     if len(data) > limit:
-        raise AcesimError(f"{what} {path} is larger than {limit // 2**20} MiB")
+        raise AcesimError(f"{what} {path} is larger than {_size(limit)}")
     return data
+
+
+def _size(n: int) -> str:
+    return f"{n // 2**20} MiB" if n >= 2**20 else f"{n // 2**10} KiB" if n >= 2**10 else f"{n} bytes"

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from acesim.errors import AcesimError
-from acesim.inputs import read_text
+from acesim.inputs import MAX_SMALL_INPUT, read_text
 from acesim.kernels import layout as L
 from acesim.kernels.board import INVARIANT_MESSAGES, check_invariants, pip_count
 
@@ -253,9 +253,12 @@ class Position:
         cells = fields[0]
         try:
             cube, cube_position, turn = int(fields[1]), int(fields[2]), int(fields[3])
+        except ValueError:
+            raise AcesimError(f"XGID cube, cube owner and turn must be integers: {':'.join(fields[1:4])!r}") from None
+        try:
             match_length = int(fields[8]) if len(fields) > 8 else 0
         except ValueError:
-            raise AcesimError(f"XGID fields must be integers: {':'.join(fields[1:4])!r}") from None
+            raise AcesimError(f"XGID match length (field 9) must be an integer: {fields[8]!r}") from None
         if turn not in (1, -1):
             raise AcesimError(f"XGID turn must be 1 or -1, got {turn}")
         if cube != 0 or cube_position != 0 or match_length != 0:
@@ -351,6 +354,8 @@ def parse_position(text: str, start: str = "off-board", files: bool = True) -> P
     ``files=False`` never reads a file: a batch line names positions, not paths on the answering machine.
     """
     text = text.strip()
+    if not text:
+        raise AcesimError("empty position: give start, a position ID, JSON, a .json file, a GNU ID or an XGID")
     if text == "start":
         return Position.start(start)
     if text.startswith("{"):
@@ -362,7 +367,7 @@ def parse_position(text: str, start: str = "off-board", files: bool = True) -> P
         return Position.from_gnu_id(text)
     path = Path(text)
     if files and (path.suffix.lower() == ".json" or (len(text) != ID_LENGTH and path.exists())):
-        return Position.from_json_text(read_text(path, "position file"))
+        return Position.from_json_text(read_text(path, "position file", MAX_SMALL_INPUT))
     return Position.from_id(text)
 
 

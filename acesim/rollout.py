@@ -355,7 +355,21 @@ def format_rollout(result: Rollout, width: int = WIDTH) -> str:
     unfinished = int(frame["capped"].sum())
     if unfinished:
         lines.append(f"{unfinished} trial(s) reached the turn cap and were valued by the network")
+    if a["truncate"]:
+        lines += [""] + textwrap.wrap(_truncation_note(a, frame), width, break_long_words=False)
     return "\n".join(lines)
+
+
+def _truncation_note(attrs: dict, frame: pd.DataFrame) -> str:
+    """What the intervals of a truncated rollout cover, and when they are no interval at all."""
+    n = attrs["truncate"]
+    note = (f"Each trial stops after {n} roll{'s' if n > 1 else ''} on the network's value: the intervals "
+            "cover the dice rolled before that, not the network's error.")
+    if attrs["reduce"] and (frame["sd"] < 1e-9).all():
+        note += (" With the luck correction every trial here has the same value, the network's average over "
+                 "the rolls it played: the figures are that value, and their interval has no width because "
+                 "nothing was left to chance (truncate later for a rollout).")
+    return note
 
 
 def rollout_json(result: Rollout) -> dict:

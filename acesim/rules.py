@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from acesim.errors import AcesimError
-from acesim.inputs import read_text
+from acesim.inputs import MAX_SMALL_INPUT, read_text
 from acesim.kernels import layout as L
 
 # Bumped whenever any rule's behaviour in the kernels changes; records carry it.
@@ -178,14 +178,17 @@ class Ruleset:
     @classmethod
     def from_file(cls, path: Path) -> Ruleset:
         """A TOML or JSON file: ``preset = "navy"`` plus knob overrides."""
-        text = read_text(path, "rules file")
+        text = read_text(path, "rules file", MAX_SMALL_INPUT)
         try:
             if path.suffix.lower() == ".json":
-                data = json.loads(text)
+                # a key given twice is refused, as TOML refuses it, never settled by the last
+                data = json.loads(text, object_pairs_hook=_unique_keys)
             else:
                 data = tomllib.loads(text)
         except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
             raise AcesimError(f"rules file {path} is malformed: {exc}") from None
+        except _DuplicateKey as exc:
+            raise AcesimError(f"rules file {path} is malformed: key {exc} is given twice") from None
         except RecursionError:
             raise AcesimError(f"rules file {path} is malformed: nested too deeply") from None
         return cls.from_mapping(data, name=path.stem)
@@ -292,6 +295,19 @@ def parse_override(text: str) -> tuple[str, str | bool | int]:
             return knob, int(raw)
         raise AcesimError(f"rule {knob} cannot be {raw!r}; allowed: {allowed_values(knob)}")
     return knob, raw
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(repr(key))
+        seen[key] = value
+    return seen
 
 
 def load_ruleset(spec: str, overrides: Sequence[str] = ()) -> Ruleset:

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from acesim.errors import AcesimError
-from acesim.inputs import read_text
+from acesim.inputs import MAX_SMALL_INPUT, read_text
 from acesim.kernels.evaluate import FEATURES, N_FEATURES
 from acesim.kernels.strategy import LEARNED, LINEAR, MAX_WIDTH, RANDOM, Seats
 from acesim.model_files import DEFAULT_WIDTH, base_model, load_model, model_dir, model_path, refuse_other_rules
@@ -61,7 +61,7 @@ def _read_file(path: Path | None) -> dict:
         text = resources.files("acesim").joinpath("strategies.toml").read_text(encoding="utf-8")
         where = "acesim/strategies.toml"
     else:
-        text = read_text(path, "strategies file")
+        text = read_text(path, "strategies file", MAX_SMALL_INPUT)
         where = str(path)
     try:
         return _validate(tomllib.loads(text), where)

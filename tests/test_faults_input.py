@@ -316,3 +316,41 @@ def test_rule_set_folders_fit_a_file_name_however_long_the_overrides_make_the_na
     short = make_plan([Ruleset.preset("navy"), Ruleset.preset("european")], load_strategy("racer"),
                       load_strategy("racer"), 10, 1)
     assert rules_folder(Path("out"), short, Ruleset.preset("navy")) == Path("out/navy")
+
+
+# --- messages that named the wrong thing, and inputs read without bound (issue 28) ---------------
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def test_an_empty_position_is_named_as_such():
+    one_line_error(run("show", ""), "empty position")
+    one_line_error(run("hint", "-p", " ", "-d", "6-3"), "empty position")
+
+
+def test_an_xgid_match_length_that_is_no_number_is_the_field_quoted():
+    line = one_line_error(run("show", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:x:10"), "match length")
+    assert "'x'" in line and "0:0:1" not in line
+
+
+def test_a_json_rules_file_with_a_key_twice_is_refused_as_toml_is(tmp_path):
+    path = tmp_path / "club.json"
+    path.write_text('{"preset": "navy", "bar_first": true, "bar_first": false}')
+    one_line_error(run("rules", "show", str(path)), "'bar_first' is given twice")
+
+
+@pytest.mark.parametrize("what, args", [
+    ("rules file", lambda p: ["rules", "show", str(p)]),
+    ("strategies file", lambda p: ["ladder", "--strategies-file", str(p), "--games", "1"]),
+])
+def test_a_huge_rules_or_weights_file_is_refused_before_it_is_parsed(tmp_path, what, args):
+    path = tmp_path / "big.toml"
+    path.write_text('preset = "navy"\n' + "#" * (2 * 2**20))  # took minutes to parse at 50 MB
+    one_line_error(run(*args(path)), what, "larger than 1 MiB")
+
+
+def test_best_on_simulate_names_every_command_that_takes_it():
+    line = one_line_error(run("simulate", "--strategy", "best", "--games", "2"), "best")
+    assert "hint" in line and "rollout" in line

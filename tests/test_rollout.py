@@ -89,6 +89,20 @@ def test_truncated_trials_end_on_the_network():
     assert 0 < frame["win"].iloc[0] < 1
 
 
+def test_a_rollout_truncated_after_one_roll_says_its_interval_is_no_interval():
+    """Truncated after one roll with the luck correction, every trial equals the network's 1-ply average:
+    the interval [x, x] was printed as if it measured something (issue 28)."""
+    from acesim.rollout import format_rollout
+
+    once = rollout(BACKGAMMON, Position.start("backgammon"), 36, truncate=1)
+    assert (once.candidates["sd"] < 1e-9).all()
+    text = " ".join(format_rollout(once, 100).split())
+    assert "interval has no width because nothing was left to chance" in text
+    twice = rollout(BACKGAMMON, Position.start("backgammon"), 36, truncate=2)
+    text = " ".join(format_rollout(twice, 100).split())
+    assert "not the network's error" in text and "nothing was left to chance" not in text
+
+
 def test_the_first_rolls_are_stratified():
     dice = np.zeros(4, dtype=np.uint64)
     firsts = {_roll(g, 0, dice) for g in range(36)}
