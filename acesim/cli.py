@@ -24,7 +24,6 @@ from rich.table import Table
 
 from acesim import io as aio
 from acesim.errors import AcesimError
-from acesim.inputs import read_text
 from acesim.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED, MAX_TURN_CAP, TRAIN_WIDTH
 from acesim.tasks import check_workers, default_workers
 from acesim.terminal import WIDTH, markdown_blocks, rich_tables
@@ -262,7 +261,9 @@ def moves(
             if out is not None:
                 # before the answers: never a device, FIFO or symlink, never the batch itself
                 aio.check_output_file(out, force, [batch])
-            failed = _run_batch(batch, out)
+            from acesim.moves import answer_batch_file
+
+            failed = answer_batch_file(batch, out)
         if failed:
             typer.echo(f"acesim: error: {failed} batch line(s) could not be answered", err=True)
             raise typer.Exit(1)
@@ -332,24 +333,6 @@ def _cubeless_note(ruleset, what: str) -> None:
     """Say on stderr, so that JSON output stays clean, that the cube is left out (docs/rules.md section 6)."""
     if ruleset.has_cube:
         typer.echo(f"note: {what}; cube={ruleset.cube} does not enter it", err=True)
-
-
-def _run_batch(batch: Path, out: Optional[Path]) -> int:
-    """Answer every line of ``batch``; return how many lines failed."""
-    from acesim.moves import answer_batch
-
-    if str(batch) == "-":
-        lines = sys.stdin.read().splitlines()
-    else:
-        lines = read_text(batch, "batch file").splitlines()
-    answers = list(answer_batch(lines))
-    failed = sum(1 for a in answers if "error" in a)
-    text = "".join(json.dumps(a) + "\n" for a in answers)
-    if out is None:
-        sys.stdout.write(text)
-    else:
-        aio.write_text(out, text)
-    return failed
 
 
 # --- games ------------------------------------------------------------------------

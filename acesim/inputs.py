@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import stat
 from pathlib import Path
+from typing import TextIO
 
 from acesim.errors import AcesimError
 
@@ -27,9 +28,7 @@ def read_text(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> str:
         raise AcesimError(f"{what} {path} is not UTF-8 text") from None
 
 
-def read_bytes(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes."""
-    path = Path(path)
+def _check_regular(path: Path, what: str) -> None:
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
@@ -40,6 +39,22 @@ def read_bytes(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> byt
         raise AcesimError(f"{what} {path} is a folder, not a file")
     if not stat.S_ISREG(mode):
         raise AcesimError(f"{what} {path} is not a regular file")
+
+
+def open_text(path: str | Path, what: str) -> TextIO:
+    """``path`` opened to be read as UTF-8 text a line at a time, if it is a regular file."""
+    path = Path(path)
+    _check_regular(path, what)
+    try:
+        return path.open("r", encoding="utf-8")
+    except OSError as exc:
+        raise AcesimError(f"cannot read {what} {path}: {exc.strerror}") from None
+
+
+def read_bytes(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes."""
+    path = Path(path)
+    _check_regular(path, what)
     try:
         with path.open("rb") as handle:
             data = handle.read(limit + 1)

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
 import numpy as np
 
+from acesim import io
 from acesim.errors import AcesimError
+from acesim.inputs import open_text
 from acesim.kernels import layout as L
 from acesim.kernels.board import INVARIANT_MESSAGES, check_rows
 from acesim.kernels.plays import (
@@ -276,3 +281,82 @@ def answer_batch(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     for line in lines:
         if line.strip():
             yield answer_query(line)
+
+
+# A query is a few hundred bytes; a longer line is answered with an error, not read whole.
+MAX_QUERY_BYTES = 2**20
+TOO_LONG = f"line is longer than {MAX_QUERY_BYTES // 2**20} MiB"
+
+
+def answer_batch_file(batch: str | Path, out: Path | None, stdin: TextIO | None = None,
+                      stdout: TextIO | None = None) -> int:
+    """Answer the queries of ``batch`` (a file, or ``-`` for ``stdin``) one line at a time; return how
+    many lines failed.
+
+    Each answer is written as soon as it is made, to ``stdout`` or, with
+    ``out``, to a temporary file renamed into place at the end: a batch of any
+    length takes the memory of one answer, and a reader of standard output
+    sees the first answer at once.
+    """
+    failed = 0
+
+    def answer_all(lines: Iterable[str | None], write) -> None:
+        nonlocal failed
+        for line in lines:
+            if line is not None and not line.strip():
+                continue
+            answer = answer_query(line) if line is not None else {"error": TOO_LONG}
+            failed += "error" in answer
+            write(json.dumps(answer) + "\n")
+
+    with _query_lines(batch, stdin) as lines:
+        if out is None:
+            sink = stdout if stdout is not None else sys.stdout
+
+            def write_line(text: str) -> None:
+                sink.write(text)
+                sink.flush()
+
+            answer_all(lines, write_line)
+        else:
+            def write_file(tmp: Path) -> None:
+                with open(tmp, "w", encoding="utf-8") as handle:
+                    answer_all(lines, handle.write)
+
+            io.write_atomically(out, write_file)
+    return failed
+
+
+@contextmanager
+def _query_lines(batch: str | Path, stdin: TextIO | None) -> Iterator[Iterator[str | None]]:
+    """The lines of ``batch``, read one at a time (``-``: standard input); ``None`` stands for a
+    line over ``MAX_QUERY_BYTES``, skipped unread."""
+    if str(batch) == "-":
+        yield _bounded_lines(stdin if stdin is not None else sys.stdin, "standard input")
+        return
+    handle = open_text(batch, "batch file")
+    try:
+        yield _bounded_lines(handle, str(batch))
+    finally:
+        handle.close()
+
+
+def _bounded_lines(handle: TextIO, where: str) -> Iterator[str | None]:
+    number = 0
+    try:
+        while True:
+            line = handle.readline(MAX_QUERY_BYTES + 1)
+            if not line:
+                return
+            number += 1
+            if len(line) > MAX_QUERY_BYTES and not line.endswith("\n"):
+                while True:  # the rest of the long line
+                    rest = handle.readline(MAX_QUERY_BYTES)
+                    if not rest or rest.endswith("\n"):
+                        break
+                yield None
+                continue
+            yield line
+    except UnicodeDecodeError:
+        raise AcesimError(f"{where} is not UTF-8 text (after line {number})") from None
+

@@ -147,3 +147,43 @@ def test_standard_output_on_a_full_device_is_one_line(args):
                               env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == ["acesim: error: cannot write standard output: No space left on device"]
+
+
+# --- a batch is answered a line at a time (issue 28: 20,000 lines held 5 GB and answered nothing
+# until the last) -----------------------------------------------------------------------------------
+
+
+def test_a_batch_answer_is_written_before_the_next_line_is_read():
+    import io as pyio
+
+    from acesim import moves
+
+    lines = QUERIES.read_text().splitlines()
+    stdin = pyio.StringIO("\n".join(lines) + "\n")
+    read_when_written = []
+
+    class Sink(pyio.StringIO):
+        def write(self, text):
+            read_when_written.append(stdin.tell())
+            return super().write(text)
+
+    sink = Sink()
+    failed = moves.answer_batch_file("-", None, stdin=stdin, stdout=sink)
+    assert failed == 0 and len(sink.getvalue().splitlines()) == len(lines)
+    first_line_end = len(lines[0]) + 1
+    assert read_when_written[0] == first_line_end  # one line read, one answer written
+
+
+def test_a_line_too_long_is_an_error_answer_and_the_batch_goes_on(monkeypatch, tmp_path):
+    import json
+
+    from acesim import moves
+
+    monkeypatch.setattr(moves, "MAX_QUERY_BYTES", 1000)
+    good = QUERIES.read_text().splitlines()[0]
+    path = tmp_path / "q.jsonl"
+    path.write_text(good + "\n" + "x" * 5000 + "\n" + good + "\n")
+    out = tmp_path / "a.jsonl"
+    assert moves.answer_batch_file(path, out) == 1
+    answers = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(answers) == 3 and "longer than" in answers[1]["error"] and "plays" in answers[2]
