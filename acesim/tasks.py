@@ -35,22 +35,54 @@ OnResult = Callable[[int, Any], None]
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
+# What one worker process may take: about 120 MB measured (64 workers took 1.2 -> 8.6 GB), doubled
+# for the learned players' search scratch and the records a chunk holds.
+WORKER_MEMORY = 256 * 2**20
+
+
 def check_workers(n: int, what: str = "the number of workers") -> int:
-    """``n`` if it is a sane worker count (1..MAX_WORKERS), else a one-line error."""
+    """``n`` if it is a sane worker count (1..MAX_WORKERS, and no more than the memory this machine
+    has free allows: ``memory_cap``), else a one-line error."""
     if n <= 0:
         raise AcesimError(f"{what} must be positive, got {n}")
     if n > MAX_WORKERS:
         raise AcesimError(f"{what} must be at most {MAX_WORKERS}, got {n}")
+    cap = memory_cap()
+    if n > cap:
+        raise AcesimError(
+            f"{what} must be at most {cap} here, got {n}: each worker takes up to "
+            f"{WORKER_MEMORY // 2**20} MiB and this machine has {available_memory() / 2**30:.1f} GiB free"
+        )
     return n
 
 
+def available_memory() -> int:
+    """Bytes of memory free for new processes (Linux's MemAvailable; elsewhere all of it)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return MAX_WORKERS * WORKER_MEMORY
+
+
+def memory_cap() -> int:
+    """The most workers the free memory holds (at least one)."""
+    return max(1, min(MAX_WORKERS, available_memory() // WORKER_MEMORY))
+
+
 def default_workers() -> int:
-    """Every core this process may run on (at most MAX_WORKERS)."""
+    """Every core this process may run on, as many as the free memory holds (``memory_cap``)."""
     try:
         n = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         n = os.cpu_count() or 1
-    return min(n, MAX_WORKERS)
+    return min(n, memory_cap())
 
 
 class Stop:

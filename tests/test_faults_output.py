@@ -274,6 +274,19 @@ def test_absurd_worker_counts_are_one_line(tmp_path, args):
     assert_one_line_error(result, "must be")
 
 
+def test_workers_are_capped_by_the_free_memory(monkeypatch):
+    """The cap of 256 would have exhausted this machine's memory (64 workers took 8.6 GB; issue 28)."""
+    from acesim import tasks
+
+    monkeypatch.setattr(tasks, "available_memory", lambda: 10 * tasks.WORKER_MEMORY + 5)
+    assert tasks.memory_cap() == 10 and tasks.check_workers(10) == 10
+    assert tasks.default_workers() <= 10
+    result = run("simulate", "--games", "10", "--workers", "11", "--no-progress")
+    assert_one_line_error(result, "at most 10 here", "MiB")
+    monkeypatch.setattr(tasks, "available_memory", lambda: 0)
+    assert tasks.memory_cap() == 1 and tasks.default_workers() == 1
+
+
 def test_tls_scheduler_without_tls_settings_is_one_line():
     pytest.importorskip("distributed")
     result = run("simulate", "--games", "10", "--no-progress", "--scheduler", "tls://127.0.0.1:1")
