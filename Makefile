@@ -6,7 +6,10 @@ STAMP := $(VENV)/.install-stamp
 
 .PHONY: install test run bench clean
 
+# Installing also compiles the kernels into Numba's cache (acesim/warmup.py), so that no command
+# waits minutes for the compiler; again whenever a kernel source changed since (the cache is cold).
 install: $(STAMP)
+	@$(BIN)/python -m acesim.warmup --if-cold
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,18 +21,18 @@ $(STAMP): pyproject.toml
 # compiling, and a file's tests share their kernels (the cache on disk is shared).
 TEST_WORKERS ?= 2
 
-test: $(STAMP)
+test: install
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=20 tests
 
 # The main job: the analysis report for the four presets, each played by its
 # shipped learned player against itself on common dice (strategy best), into
 # results/report (HTML, Markdown, PNG charts, CSV tables).
-run: $(STAMP)
+run: install
 	$(BIN)/acesim report --rules european,american,navy,backgammon --games 30000 \
 		--equity-games 4000 --luck-games 600 --ladder-games 400 --strategy best \
 		--seed 42 --out results/report --force
 
-bench: $(STAMP)
+bench: install
 	$(BIN)/acesim bench moves --markdown
 	$(BIN)/acesim bench games --markdown
 	$(BIN)/acesim bench simulate --rules european --strategy expert --games 100000

@@ -1033,8 +1033,25 @@ def _drop_stdout() -> None:
         pass
 
 
+# The commands that run kernels (every other one reads files, shows rules or prints help).
+_PLAYING = {"moves", "hint", "simulate", "rollout", "ladder", "train", "compare", "bonus", "luck", "report", "bench"}
+
+
+def _compiling_note(argv: list[str]) -> None:
+    """Say on stderr, before anything else, that a cold kernel cache means minutes of compiling."""
+    words = [w for w in argv if not w.startswith("-")]
+    if not words or words[0] not in _PLAYING or any(w in ("--help", "-h") for w in argv):
+        return
+    from acesim.warmup import cache_is_warm
+
+    if not cache_is_warm():
+        typer.echo("acesim: compiling the game kernels (first run only; a few minutes; "
+                   "make install does it ahead)", err=True)
+
+
 def main() -> None:
     """Console entry point: usage errors also become one line on stderr."""
+    _compiling_note(sys.argv[1:])
     try:
         code = app(standalone_mode=False)
         # output small enough to stay in the buffer meets a full device only here

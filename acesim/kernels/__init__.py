@@ -24,6 +24,11 @@ def _cache_folder(here: Path) -> Path:
     return Path(chosen) / f"{os.path.basename(folder)}_{hashlib.sha1(folder.encode()).hexdigest()}"
 
 
+def cache_folder() -> Path:
+    """Where Numba caches the kernels of this package."""
+    return _cache_folder(Path(__file__).parent)
+
+
 def _drop_stale_cache() -> None:
     here = Path(__file__).parent
     digest = hashlib.sha256()

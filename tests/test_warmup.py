@@ -1,0 +1,67 @@
+"""The first run: kernels compiled at install, and a cold cache said in one line (issue 28).
+
+The README's first ``simulate`` took 3 min 16 s on a fresh install and said nothing while Numba
+compiled; ``make install`` now runs ``python -m acesim.warmup --if-cold``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from acesim import warmup
+from acesim.kernels import cache_folder
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _acesim(*args: str, cache: Path | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache)
+    return subprocess.run([sys.executable, "-c", "from acesim.cli import main; main()", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_a_cold_cache_is_said_before_anything_else(tmp_path):
+    cold = tmp_path / "cache"
+    cold.mkdir()
+    result = _acesim("simulate", "--games", "0", cache=cold)  # refused at once, after the note
+    lines = result.stderr.splitlines()
+    assert result.returncode != 0
+    assert lines[0].startswith("acesim: compiling the game kernels (first run only")
+    # commands that play nothing, and help, never say it
+    for args in (["rules", "list"], ["simulate", "--help"], ["show", "start"]):
+        assert "compiling" not in _acesim(*args, cache=cold).stderr
+
+
+def test_the_cache_of_this_checkout_is_warm_after_games_were_played():
+    assert (cache_folder() / "kernels.digest").exists()
+    from acesim.games import play_records
+    from acesim.rules import Ruleset
+    from acesim.strategies import load_strategy
+
+    play_records(Ruleset.preset("european"), load_strategy("racer"), load_strategy("racer"), 1, 0, 1)
+    assert warmup.cache_is_warm()
+    assert "compiling" not in _acesim("simulate", "--games", "0").stderr
+
+
+def test_warmup_if_cold_does_nothing_on_a_warm_cache(capsys, monkeypatch):
+    monkeypatch.setattr(warmup, "cache_is_warm", lambda: True)
+    monkeypatch.setattr(warmup, "warm", lambda say=None: pytest.fail("compiled a warm cache"))
+    warmup.main(["--if-cold"])
+    assert capsys.readouterr().out == ""
+    with pytest.raises(SystemExit, match="usage"):
+        warmup.main(["--now"])
+
+
+def test_warmup_runs_every_step_and_says_each(monkeypatch):
+    ran = []
+    monkeypatch.setattr(warmup, "_steps", lambda: [(n, lambda n=n: ran.append(n)) for n in ("a", "b")])
+    said = []
+    warmup.warm(said.append)
+    assert ran == ["a", "b"] and [s.split(":")[0].strip() for s in said] == ["a", "b"]
