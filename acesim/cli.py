@@ -323,10 +323,21 @@ def hint(
         pos = parse_position(position, ruleset.start)
         frame = rank_plays(ruleset, pos, dice, strategy, ply, top or None)
     _cubeless_note(ruleset, "hint ranks checker plays by cubeless equity")
+    _unreached_note(ruleset, pos, frame.attrs["strategy"])
     if as_json:
         typer.echo(json.dumps(hint_json(frame)))
     else:
         typer.echo(format_hint(frame, ruleset, console.width))
+
+
+def _unreached_note(ruleset, position, strategy: str) -> None:
+    """Say on stderr when a network is asked about a position its rules' games never reach."""
+    from acesim.position import unreached_by
+
+    why = unreached_by(position, ruleset.start)
+    if why is not None and strategy.startswith("learned:"):
+        typer.echo(f"note: {strategy} learned from {ruleset.name} games, which never reach this position "
+                   f"({why}): its values here are extrapolations", err=True)
 
 
 def _cubeless_note(ruleset, what: str) -> None:
@@ -593,6 +604,7 @@ def rollout(
             result = roll_out(ruleset, pos, games, strategy, dice, candidates, truncate, seed, until_ci, reduce,
                               n_workers, scheduler, on_progress=(lambda n, half: advance(n, f"±{half:.3f}")) if advance else None)
     _cubeless_note(ruleset, "rollout trials are played without the cube")
+    _unreached_note(ruleset, pos, result.attrs["strategy"])
     if as_json:
         typer.echo(json.dumps(rollout_json(result)))
     else:

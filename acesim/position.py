@@ -348,6 +348,20 @@ def _xg_count(cell: str, text: str) -> int:
     raise AcesimError(f"XGID position character {cell!r} is not '-', A-O or a-o")
 
 
+def unreached_by(position: Position, start: str) -> str | None:
+    """Why games from ``start`` never reach ``position``, when a plain count shows it (else ``None``).
+
+    A network learned its values from such games: asked about a position they
+    never reach, it extrapolates.
+    """
+    if start == "backgammon" and any(position.waiting):
+        return "checkers are waiting to enter, which games that start on the board never have"
+    for side, name in ((0, "the side on roll"), (1, "its opponent")):
+        if position.waiting[side] and position.off[side]:
+            return f"{name} has checkers both borne off and waiting to enter, which no game reaches"
+    return None
+
+
 def parse_position(text: str, start: str = "off-board", files: bool = True) -> Position:
     """A position given on the command line: ``start``, an ID, inline JSON, a .json file, a GNU ID or an XGID.
 

@@ -187,3 +187,31 @@ def test_a_line_too_long_is_an_error_answer_and_the_batch_goes_on(monkeypatch, t
     assert moves.answer_batch_file(path, out) == 1
     answers = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(answers) == 3 and "longer than" in answers[1]["error"] and "plays" in answers[2]
+
+
+# --- a network asked about a position its games never reach says so (issue 28: it valued every
+# checker waiting under backgammon rules at 37.5% where a rollout gave 52.2%) ----------------------
+
+WAITING = "e973ve973ve973ve973vAP8A"  # every checker waiting to enter
+
+
+def test_hint_notes_a_position_backgammon_games_never_reach():
+    result = run("hint", "--rules", "backgammon", "-p", WAITING, "-d", "6-3")
+    assert result.exit_code == 0
+    assert "never reach this position (checkers are waiting to enter" in result.stderr
+    assert "never reach" not in run("hint", "--rules", "backgammon", "-p", "start", "-d", "6-3").stderr
+    assert "never reach" not in run("hint", "--rules", "european", "-p", WAITING, "-d", "6-3").stderr
+    # a heuristic learned nothing from games: no note
+    assert "never reach" not in run("hint", "--rules", "backgammon", "-p", WAITING, "-d", "6-3",
+                                    "--strategy", "expert").stderr
+
+
+def test_rollout_notes_it_too_and_the_rule_is_counted_from_the_position():
+    from acesim.position import Position, unreached_by
+
+    result = run("rollout", "--rules", "backgammon", "-p", WAITING, "--games", "36", "--truncate", "2",
+                 "--workers", "1", "--no-progress")
+    assert result.exit_code == 0 and "extrapolations" in result.stderr
+    both = Position(points=(-15,) + (0,) * 22 + (10,), waiting=(1, 0), off=(4, 0))
+    assert "borne off and waiting" in unreached_by(both, "off-board")
+    assert unreached_by(Position.start("off-board"), "off-board") is None
