@@ -43,7 +43,6 @@ from acesim.kernels.game import points_won
 from acesim.kernels.memory import keep_memory, worker_memory
 from acesim.kernels.strategy import LEARNED, RANDOM, rolls_again
 from acesim.kernels.turn import bonus_lost, roll_sequence
-from acesim.limits import MAX_GAMES
 from acesim.moves import parse_dice, segment_nodes
 from acesim.position import Position
 from acesim.rules import Ruleset
@@ -54,6 +53,10 @@ from acesim.tasks import map_tasks
 from acesim.terminal import WIDTH, text_table
 
 BATCH = 1296  # every first and second roll once
+# Every trial's row (48 bytes) is kept for the paired differences: 4 * 10**7 rows, 1.9 GB, whatever
+# the split into candidates (10**10 trials were accepted, and built 7.7 million tasks before the first).
+MAX_TRIAL_ROWS = 4 * 10**7
+ROUND = 64  # tasks handed out at a time, so that a long rollout starts at once and reports as it goes
 Z99 = 2.5758293035489
 DEFAULT_TURN_CAP = 10_000
 
@@ -242,10 +245,12 @@ def rollout(
     """
     start = time.perf_counter()
     check_seed(seed)
-    if not 1 <= trials <= MAX_GAMES:
-        raise AcesimError(f"the number of trials must be in 1..{MAX_GAMES}, got {trials}")
     if not 1 <= candidates <= 64:
         raise AcesimError(f"candidates must be in 1..64, got {candidates}")
+    most = MAX_TRIAL_ROWS // (candidates if dice is not None else 1)
+    if not 1 <= trials <= most:
+        raise AcesimError(f"the number of trials must be in 1..{most:,} (with {candidates} candidate(s): every "
+                          f"trial is kept, 48 bytes each), got {trials:,}")
     if truncate < 0:
         raise AcesimError(f"truncate must be 0 (play to the end) or a number of rolls, got {truncate}")
     if until_ci is not None and not until_ci > 0:
@@ -275,7 +280,7 @@ def rollout(
     done = 0
     with backend_for(workers, scheduler) as backend:
         while done < trials:
-            batch = min(trials - done, BATCH if until_ci is not None else trials - done)
+            batch = min(trials - done, BATCH if until_ci is not None else per_task * ROUND)
             tasks = [
                 (array, strategy.spec, boards, negate, seed, first, min(per_task, done + batch - first),
                  truncate, turn_cap, reduce)

@@ -139,6 +139,7 @@ def test_an_output_folder_that_is_a_device_is_named_as_such(out):
     ["moves", "--batch", str(QUERIES)],
     ["hint", "-p", "start", "-d", "6-3", "--strategy", "racer"],
     ["hint", "-p", "start", "-d", "6-3", "--strategy", "racer", "--json"],
+    ["rollout", "-p", "start", "--rules", "backgammon", "--games", "36", "--truncate", "2", "--workers", "1"],
 ])
 def test_standard_output_on_a_full_device_is_one_line(args):
     with open("/dev/full", "w") as full:

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from acesim.bench import bench_rollout
 from acesim.cli import app
+from acesim.errors import AcesimError
 from acesim.games import play_records
 from acesim.kernels import game as K
 from acesim.kernels import layout as L
@@ -158,3 +159,40 @@ def test_a_dask_cluster_gives_the_same_rollout():
     dask = rollout(BACKGAMMON, pos, 72, dice="3-1", candidates=2, truncate=6, scheduler="local:2")
     cols = ["play", "points", "win", "sd", "sd_plain", "diff"]
     assert local.candidates[cols].equals(dask.candidates[cols])
+
+
+def test_absurd_trials_are_refused_at_once():
+    """10**10 trials were accepted, and 7.7 million tasks built before the first trial (issue 28)."""
+    result = runner.invoke(app, ["rollout", "-p", "start", "--games", str(10**10), "--no-progress"])
+    assert result.exit_code == 1
+    assert "must be in 1..40,000,000" in result.output and len(result.output.strip().splitlines()) == 1
+    with pytest.raises(AcesimError, match="1..10,000,000"):
+        rollout(BACKGAMMON, Position.start("backgammon"), 2 * 10**7, dice="3-1", candidates=4)
+
+
+def test_a_rollout_in_rounds_of_tasks_equals_one_round(monkeypatch):
+    import acesim.rollout as R
+
+    pos = P({1: 2, 2: 2, 20: -3}, off=(11, 12))
+    whole = rollout(BACKGAMMON, pos, 360, workers=2)
+    monkeypatch.setattr(R, "ROUND", 1)
+    rounds = rollout(BACKGAMMON, pos, 360, workers=2)
+    cols = ["n", "points", "points_low", "points_high", "win", "sd"]
+    assert whole.candidates[cols].equals(rounds.candidates[cols])
+
+
+def test_one_position_is_rolled_out_by_every_worker(monkeypatch):
+    """A rollout of one position spreads its trials over the workers (measured: 1,296 backgammon trials
+    in 26.9 s on one worker, 15.1 s on two)."""
+    import acesim.rollout as R
+
+    seen = []
+    real = R.map_tasks
+
+    def spy(fn, tasks, backend, on_result=None):
+        seen.append(len(tasks))
+        return real(fn, tasks, backend, on_result)
+
+    monkeypatch.setattr(R, "map_tasks", spy)
+    rollout(BACKGAMMON, Position.start("backgammon"), 1296, workers=2, truncate=2)
+    assert seen and seen[0] >= 4
