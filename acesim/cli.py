@@ -648,8 +648,6 @@ def ladder(
         if any(not s for s in specs):
             raise AcesimError(f"empty strategy name in --strategies {strategies!r}")
         chosen = [load_strategy(resolve_spec(s, ruleset), strategies_file) for s in specs]
-        if games <= 0:
-            raise AcesimError(f"the number of games must be positive, got {games}")
         n_workers = _worker_count(workers)
         if out is not None:
             # fail now, not after the games: an existing file, an input, a device

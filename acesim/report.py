@@ -32,6 +32,7 @@ from acesim.errors import AcesimError
 from acesim.findings import findings_markdown, percent, plain, signed
 from acesim.games import play_games, trace_games
 from acesim.cluster import backend_for
+from acesim.kernels.strategy import RANDOM
 from acesim.ladder import ladder, ladder_table
 from acesim.model_files import load_model, model_path
 from acesim.plots import bonus as PB
@@ -112,7 +113,7 @@ class ReportPlan:
         names = [r.name for r in self.rulesets]
         if len(set(names)) != len(names):
             raise AcesimError(f"rule sets must have distinct names, got {', '.join(names)}")
-        if self.needs("bonus", "luck") and load_strategy(self.player).kind == 0:
+        if self.needs("bonus", "luck") and load_strategy(self.player).kind == RANDOM:
             raise AcesimError(
                 f"--strategy {self.strategy} is not deterministic; the value of rolls and per-roll luck value "
                 f"its plays"

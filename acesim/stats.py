@@ -11,7 +11,11 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval of a proportion; ``(nan, nan)`` when ``n == 0``."""
     if n <= 0:
         return (math.nan, math.nan)
-    p = successes / n
+    return wilson_share(successes / n, n, z)
+
+
+def wilson_share(p: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson's interval of a share ``p`` over a size ``n`` that may be fractional (an effective size)."""
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom

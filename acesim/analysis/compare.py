@@ -25,7 +25,7 @@ import pandas as pd
 
 from acesim.errors import AcesimError
 from acesim.rules import Ruleset, parse_override
-from acesim.stats import Z95, wilson
+from acesim.stats import Z95, wilson, wilson_share
 
 # How the interval of the forfeit share is computed; also a column of the table.
 FORFEIT_SHARE_METHOD = (
@@ -133,16 +133,8 @@ def ratio_ci(numerator: np.ndarray, denominator: np.ndarray, z: float = Z95) -> 
         return (r, math.nan, math.nan)
     var = float(((y - r * x) ** 2).sum() / (n * (n - 1)) / (total / n) ** 2)
     n_eff = r * (1 - r) / var if var > 0 and 0 < r < 1 else total
-    low, high = _wilson_share(r, n_eff, z)
+    low, high = wilson_share(r, n_eff, z)
     return (r, low, high)
-
-
-def _wilson_share(p: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """Wilson's interval of a share ``p`` over a (possibly fractional, effective) size ``n``."""
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 # --- one row per rule set -----------------------------------------------------------
