@@ -1052,7 +1052,7 @@ def _compiling_note(argv: list[str]) -> None:
     words = [w for w in argv if not w.startswith("-")]
     if not words or words[0] not in _PLAYING or any(w in ("--help", "-h") for w in argv):
         return
-    from acesim.warmup import cache_is_warm
+    from acesim.kernels import cache_is_warm
 
     if not cache_is_warm():
         typer.echo("acesim: compiling the game kernels (first run only; a few minutes; "

@@ -9,7 +9,7 @@ cube, traces and per-roll luck, the equity fit, hint and rollout, legal
 plays, the random walk, training), in this one process: the cache it fills is
 the one every later process reads (``acesim/kernels/__pycache__``, or
 ``NUMBA_CACHE_DIR``).  A command that finds the cache cold says so in one line
-(``cache_is_warm``) before it compiles.
+(``kernels.cache_is_warm``) before it compiles.
 """
 
 from __future__ import annotations
@@ -19,29 +19,19 @@ import time
 import warnings
 from collections.abc import Callable
 
-from acesim.kernels import cache_folder
-
-# A cached kernel of every command that plays: the cache is warm when its index is there.
-_PROBE = "game.play_games-"
-
-
-def cache_is_warm() -> bool:
-    """Numba's cache holds the game kernels (``warm`` has run, or some earlier command did)."""
-    folder = cache_folder()
-    return folder.is_dir() and any(p.name.startswith(_PROBE) for p in folder.glob("*.nbi"))
+from acesim import learned, simulate
+from acesim.analysis.hint import hint
+from acesim.kernels import cache_is_warm
+from acesim.moves import legal_plays
+from acesim.position import Position
+from acesim.report import PARTS, analysis_plan, build
+from acesim.rollout import rollout
+from acesim.rules import Ruleset
+from acesim.sampling import sample_positions
+from acesim.strategies import load_strategy
 
 
 def _steps() -> list[tuple[str, Callable[[], object]]]:
-    from acesim import learned, simulate
-    from acesim.analysis.hint import hint
-    from acesim.moves import legal_plays
-    from acesim.position import Position
-    from acesim.report import PARTS, analysis_plan, build
-    from acesim.rollout import rollout
-    from acesim.rules import Ruleset
-    from acesim.sampling import sample_positions
-    from acesim.strategies import load_strategy
-
     european, backgammon = Ruleset.preset("european"), Ruleset.preset("backgammon")
     cube = european.with_overrides({"cube": "money"})
 

@@ -29,6 +29,15 @@ def cache_folder() -> Path:
     return _cache_folder(Path(__file__).parent)
 
 
+def cache_is_warm() -> bool:
+    """Numba's cache holds the game kernels (``acesim.warmup`` has run, or some earlier command did).
+
+    Checked by a command before it compiles for minutes: files only, no kernel is loaded.
+    """
+    folder = cache_folder()
+    return folder.is_dir() and any(p.name.startswith("game.play_games-") for p in folder.glob("*.nbi"))
+
+
 def _drop_stale_cache() -> None:
     here = Path(__file__).parent
     digest = hashlib.sha256()
