@@ -274,8 +274,8 @@ def _rules_json(rules: Ruleset) -> dict:
 
 
 def _rules_from_json(doc: dict) -> Ruleset:
-    doc = dict(doc)
-    return Ruleset(**doc, name=doc.pop("name"))
+    knobs = {k: v for k, v in doc.items() if k != "name"}
+    return Ruleset(**knobs, name=doc["name"])
 
 
 @dataclass(frozen=True)
