@@ -776,12 +776,15 @@ def train(
     )
 
 
+def _on_command_line(ctx: typer.Context, name: str) -> bool:
+    # by name: typer carries its own copy of click, whose ParameterSource is not click's
+    return getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"
+
+
 def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
                    eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume, workers,
                    progress) -> None:
     """``acesim train`` of one network that reads the rules: a new run, or ``--resume`` of one."""
-    from click.core import ParameterSource
-
     from acesim import learned as L
     from acesim.rules import PRESETS
 
@@ -794,12 +797,11 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
         raise AcesimError(f"{out} exists; use --force to replace it")
     n_workers = _worker_count(workers)
     if resume is not None:
-        given = [p for p in _RUN_SETTINGS if ctx.get_parameter_source(p) == ParameterSource.COMMANDLINE]
+        given = [p for p in _RUN_SETTINGS if _on_command_line(ctx, p)]
         if given:
             names = ", ".join("--lambda" if p == "lam" else f"--{p.replace('_', '-')}" for p in given)
             raise AcesimError(f"--resume continues a run with the settings of its checkpoint; drop {names}")
-        explicit = ctx.get_parameter_source("games") == ParameterSource.COMMANDLINE
-        run = L.resume_reading(resume, games if explicit else None)
+        run = L.resume_reading(resume, games if _on_command_line(ctx, "games") else None)
         checkpoint = resume if checkpoint is None else checkpoint
     else:
         if objective != "auto":
