@@ -332,3 +332,14 @@ def test_resume_bad_input(reading_model, tmp_path):
     assert_one_line_error(run("train", "--resume", str(reading_model), "--games", "20", "--out", out),
                           "fewer")
     assert_one_line_error(run("train", "--resume", str(tmp_path / "none.npz"), "--out", out), "none.npz")
+
+
+@pytest.mark.parametrize("rules", ["navy", "backgammon"])
+def test_hint_and_rollout_fold_a_rule_reading_model(reading_model, rules):
+    spec = f"learned:{reading_model}"
+    hint = run("hint", "-p", "start", "-d", "6-3", "-r", rules, "--strategy", spec, "--json", "--top", "0")
+    assert hint.exit_code == 0, hint.output
+    rolled = run("rollout", "-p", "start", "-r", rules, "-d", "6-3", "--candidates", "2", "-n", "36",
+                 "--strategy", spec, "--json", "--workers", "1")
+    assert rolled.exit_code == 0, rolled.output
+    assert json.loads(rolled.output)["trials"] == 36
