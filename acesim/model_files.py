@@ -68,6 +68,7 @@ class LearnedModel:
     # a rule-reading model's [knob units x hidden1] weights, in the order of rule_inputs.KNOB_UNITS
     knob_weights: np.ndarray | None = field(default=None, repr=False, compare=False)
     untrained_units: tuple[str, ...] = ()  # knob units newer than a rule-reading model (weights 0)
+    objective: str = "auto"  # what a rule-reading model's player maximises (rule_inputs.fold)
 
     @property
     def hidden(self) -> tuple[int, int]:
@@ -94,7 +95,7 @@ class LearnedModel:
         if check or self.reads_rules:
             self.check_rules(rules)
         if self.reads_rules:
-            return fold(self.array, self.knob_weights, rules, self.meta.get("training", {}).get("objective", "auto"))
+            return fold(self.array, self.knob_weights, rules, self.objective)
         return self.array
 
 
@@ -259,7 +260,11 @@ def _rule_reading(path: Path, where: str, array: np.ndarray, stored: np.ndarray,
     for row, unit in enumerate(units):
         knob_weights[KNOB_UNITS.index(unit)] = stored[row]
     untrained = tuple(u for u in KNOB_UNITS if u not in units)
-    return LearnedModel(str(path), array, "every rule set", (), meta, sha256, knob_weights, untrained)
+    training = meta.get("training")
+    objective = training.get("objective", "auto") if isinstance(training, dict) else "auto"
+    if objective not in ("auto", "wins", "points"):
+        raise AcesimError(f"{where} has an unknown objective {objective!r}")
+    return LearnedModel(str(path), array, "every rule set", (), meta, sha256, knob_weights, untrained, objective)
 
 
 def model_path(name: str) -> Path:

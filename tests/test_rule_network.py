@@ -239,6 +239,8 @@ def test_model_files_written_before_a_knob_value_existed(reading_model, tmp_path
         (lambda a, k, m: (a, k, {**m, "rule_inputs": {"version": 1, "units": ["fame", *m["rule_inputs"]["units"][1:]]}}),
          "does not know: fame"),
         (lambda a, k, m: (a, k, {**m, "rule_inputs": None}), "does not name its knob inputs"),
+        (lambda a, k, m: (a, k, {**m, "training": {"objective": "fame"}}), "unknown objective"),
+        (lambda a, k, m: (a[:-1], k, m), "layer sizes need"),
     ],
 )
 def test_bad_rule_reading_files_are_refused(reading_model, tmp_path, change, fragment):
