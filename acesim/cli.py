@@ -670,6 +670,7 @@ def ladder(
             aio.write_text(out, table.to_csv(index=False))
 
 
+READING_EVAL_EVERY = 100_000  # a rule-reading run's evaluations play six rule sets: fewer of them
 # The settings a rule-reading run keeps from its checkpoint: --resume refuses them on the command line.
 _RUN_SETTINGS = ("rules", "rule", "seed", "hidden", "lam", "alpha", "width", "objective", "eval_every",
                  "eval_games", "random_share", "eval_mixes", "checkpoint_every")
@@ -698,7 +699,9 @@ def train(
                                               "makes them differ from wins), wins or points.")
     ] = "auto",
     eval_every: Annotated[
-        int, typer.Option("--eval-every", help="Evaluate against expert every N games (0 = only at the end).")
+        int, typer.Option("--eval-every", help="Evaluate against expert every N games (0 = only at the end); "
+                                               "a network that reads the rules, evaluated under six rule sets, "
+                                               "every 100,000 unless given.")
     ] = 10_000,
     eval_games: Annotated[int, typer.Option("--eval-games", help="Games of each evaluation.")] = 1000,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing model file.")] = False,
@@ -807,6 +810,8 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
         if objective != "auto":
             raise AcesimError("a network that reads the rules maximises points where the rules score them "
                               "(--objective auto)")
+        if not _on_command_line(ctx, "eval_every"):
+            eval_every = READING_EVAL_EVERY
         anchors = tuple(PRESETS.values()) if rules == "all" else tuple(_rule_sets(rules, rule))
         if rules == "all" and rule:
             raise AcesimError("--rules all takes no --rule overrides; name the rule sets instead")

@@ -345,3 +345,14 @@ def test_hint_and_rollout_fold_a_rule_reading_model(reading_model, rules):
                  "--strategy", spec, "--json", "--workers", "1")
     assert rolled.exit_code == 0, rolled.output
     assert json.loads(rolled.output)["trials"] == 36
+
+
+def test_a_rule_reading_run_evaluates_every_100000_games_by_default(tmp_path):
+    out = tmp_path / "m.npz"
+    result = run("train", "--rules", "european,navy", "--games", "16", "--hidden", "4", "--eval-games", "4",
+                 "--eval-mixes", "0", "--out", str(out), "--no-progress", "--workers", "1")
+    assert result.exit_code == 0, result.output
+    model = load_model(out)
+    assert model.meta["training_state"]["settings"]["eval_every"] == 100_000
+    assert [e["rules"] for e in model.meta["evaluations"]] == list(PRESETS)  # the end's, under every preset
+    assert [r["name"] for r in model.meta["training_state"]["settings"]["anchors"]] == ["european", "navy"]
