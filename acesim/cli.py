@@ -673,7 +673,7 @@ def ladder(
 READING_EVAL_EVERY = 100_000  # a rule-reading run's evaluations play six rule sets: fewer of them
 # The settings a rule-reading run keeps from its checkpoint: --resume refuses them on the command line.
 _RUN_SETTINGS = ("rules", "rule", "seed", "hidden", "lam", "alpha", "width", "objective", "eval_every",
-                 "eval_games", "random_share", "eval_mixes", "checkpoint_every")
+                 "eval_games", "random_share", "eval_mixes", "checkpoint_every", "alpha_halving")
 
 
 @app.command("train")
@@ -709,6 +709,8 @@ def train(
         "--random-share", help="Train a network that reads the rules: this share of the batches of 16 games "
                                "is played under random mixes of every checker knob, the rest under the "
                                "anchors of --rules.  [default: 0.5 with --rules all or several]")] = None,
+    alpha_halving: Annotated[int, typer.Option(
+        "--alpha-halving", help="Rule-reading runs: halve the step size every N games (0 = constant).")] = 0,
     eval_mixes: Annotated[int, typer.Option(
         "--eval-mixes", help="Rule-reading runs: random mixes evaluated besides the four presets.")] = 2,
     checkpoint: Annotated[Optional[Path], typer.Option(
@@ -729,10 +731,11 @@ def train(
         if resume is not None or random_share is not None or rules == "all" or "," in rules:
             _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
                            eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume,
-                           workers, progress)
+                           workers, progress, alpha_halving)
             return
-        if checkpoint is not None:
-            raise AcesimError("--checkpoint is for networks that read the rules (--rules all, or --random-share)")
+        if checkpoint is not None or alpha_halving:
+            raise AcesimError(f"{'--checkpoint' if checkpoint is not None else '--alpha-halving'} is for networks "
+                              "that read the rules (--rules all, or --random-share)")
         rule_sets = _rule_sets(rules, rule)
         if len(rule_sets) != 1:
             raise AcesimError("train takes one rule set")
@@ -786,7 +789,7 @@ def _on_command_line(ctx: typer.Context, name: str) -> bool:
 
 def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
                    eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume, workers,
-                   progress) -> None:
+                   progress, alpha_halving) -> None:
     """``acesim train`` of one network that reads the rules: a new run, or ``--resume`` of one."""
     from acesim import learned as L
     from acesim.rules import PRESETS
@@ -818,7 +821,7 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
         settings = L.ReadingSettings(
             anchors, 0.5 if random_share is None else random_share, games, seed, L.parse_hidden(hidden), lam,
             alpha, width, eval_every or games, eval_games, eval_mixes,
-            checkpoint_every if checkpoint is not None else 0)
+            checkpoint_every if checkpoint is not None else 0, alpha_halving)
         command = " ".join(["acesim", *sys.argv[1:]]) if sys.argv and "acesim" in sys.argv[0] else (
             f"acesim train --rules {rules} --random-share {settings.random_share} --games {games} --seed {seed} "
             f"--hidden {hidden} --lambda {lam} --alpha {alpha} --width {width} --out {out}")

@@ -302,6 +302,11 @@ class ReadingSettings:
     eval_games: int = 1000
     eval_mixes: int = 2
     checkpoint_every: int = 0
+    alpha_halving: int = 0  # the step size halves every this many games (0: constant)
+
+    def step_size(self, done: int) -> float:
+        """The step size of the batch that starts after ``done`` games."""
+        return self.alpha * 0.5 ** (done // self.alpha_halving) if self.alpha_halving else self.alpha
 
     def check(self) -> None:
         """Every setting in range, in one line each."""
@@ -325,6 +330,8 @@ class ReadingSettings:
             raise AcesimError("--eval-every must be 0 or more, --eval-games positive and --eval-mixes 0..16")
         if self.checkpoint_every < 0:
             raise AcesimError(f"--checkpoint-every must be 0 or more, got {self.checkpoint_every}")
+        if self.alpha_halving < 0 or self.alpha_halving % TRAIN_BATCH:
+            raise AcesimError(f"--alpha-halving must be 0 or a multiple of {TRAIN_BATCH} games, got {self.alpha_halving}")
         check_seed(self.seed)
         new_rule_model(self.hidden, self.seed)  # checks the layer sizes
 
@@ -333,14 +340,15 @@ class ReadingSettings:
                 "games": self.games, "seed": self.seed, "hidden": list(self.hidden), "lambda": self.lam,
                 "alpha": self.alpha, "width": self.width, "eval_every": self.eval_every,
                 "eval_games": self.eval_games, "eval_mixes": self.eval_mixes,
-                "checkpoint_every": self.checkpoint_every}
+                "checkpoint_every": self.checkpoint_every, "alpha_halving": self.alpha_halving}
 
     @classmethod
     def from_json(cls, doc: dict) -> ReadingSettings:
         return cls(tuple(_rules_from_json(r) for r in doc["anchors"]), float(doc["random_share"]),
                    int(doc["games"]), int(doc["seed"]), (int(doc["hidden"][0]), int(doc["hidden"][1])),
                    float(doc["lambda"]), float(doc["alpha"]), int(doc["width"]), int(doc["eval_every"]),
-                   int(doc["eval_games"]), int(doc["eval_mixes"]), int(doc["checkpoint_every"]))
+                   int(doc["eval_games"]), int(doc["eval_mixes"]), int(doc["checkpoint_every"]),
+                   int(doc.get("alpha_halving", 0)))
 
 
 @dataclass
@@ -362,7 +370,7 @@ class ReadingRun:
         return {
             "command": self.command,
             "training": {"games": int(self.totals[0]), "workers": workers, "seed": s.seed, "lambda": s.lam,
-                         "alpha": s.alpha, "hidden": list(s.hidden), "width": s.width, "objective": "auto",
+                         "alpha": s.alpha, "alpha_halving": s.alpha_halving, "hidden": list(s.hidden), "width": s.width, "objective": "auto",
                          "anchors": [r.name for r in s.anchors], "random_share": s.random_share,
                          "states": int(self.totals[1]), "unfinished": int(self.totals[2]),
                          "too_long": int(self.totals[3]), "seconds": round(self.seconds, 1)},
@@ -463,8 +471,9 @@ def train_reading(run: ReadingRun, checkpoint=None, workers: int = 1,
             before = RI.fold(run.array, run.knob_weights, rules)
             folded = before.copy()
             tasks = [(folded, rules, s.seed, a, m, s.width) for a, m in _pieces(run.done, n, workers)]
+            alpha = s.step_size(run.done)
             for traces, lengths, records in map_tasks(play_training_games, tasks, backend):
-                T.td_updates(folded, rules.to_array(), traces, lengths, records, s.lam, s.alpha, sc, run.totals)
+                T.td_updates(folded, rules.to_array(), traces, lengths, records, s.lam, alpha, sc, run.totals)
             RI.unfold(run.array, run.knob_weights, before, folded, rules)
             previous, run.done = run.done, run.done + n
             run.seconds = time.perf_counter() - began

@@ -261,8 +261,10 @@ class Stop(Exception):
     pass
 
 
-def test_resumed_training_equals_the_uninterrupted_run(tmp_path):
-    settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 96, 5, (8, 0), checkpoint_every=32)
+@pytest.mark.parametrize("halving", [0, 32])
+def test_resumed_training_equals_the_uninterrupted_run(tmp_path, halving):
+    settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 96, 5, (8, 0), checkpoint_every=32,
+                                 alpha_halving=halving)
     whole = L.train_reading(L.start_reading(settings), tmp_path / "whole.npz")
 
     def stop(done, evaluations):
@@ -314,6 +316,8 @@ def test_train_command_trains_checkpoints_and_resumes(tmp_path):
         (["--rules", "all", "--checkpoint-every", "-1", "--checkpoint", "c.npz"], "--checkpoint-every"),
         (["--rules", "all", "--checkpoint", "c.txt"], "must end in .npz"),
         (["--rules", "european", "--checkpoint", "c.npz"], "read the rules"),
+        (["--rules", "european", "--alpha-halving", "32"], "--alpha-halving is for networks that read the rules"),
+        (["--rules", "all", "--alpha-halving", "10"], "multiple of 16"),
         (["--rules", "all,fame"], "unknown rules"),
     ],
 )
@@ -356,3 +360,16 @@ def test_a_rule_reading_run_evaluates_every_100000_games_by_default(tmp_path):
     assert model.meta["training_state"]["settings"]["eval_every"] == 100_000
     assert [e["rules"] for e in model.meta["evaluations"]] == list(PRESETS)  # the end's, under every preset
     assert [r["name"] for r in model.meta["training_state"]["settings"]["anchors"]] == ["european", "navy"]
+
+
+def test_the_step_size_halves_every_alpha_halving_games():
+    settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 96, 5, (8, 0), alpha=0.2, alpha_halving=32)
+    assert [settings.step_size(d) for d in (0, 16, 32, 48, 64)] == [0.2, 0.2, 0.1, 0.1, 0.05]
+    assert dataclasses.replace(settings, alpha_halving=0).step_size(10**6) == 0.2
+    halved = L.train_reading(L.start_reading(settings))
+    constant = L.train_reading(L.start_reading(dataclasses.replace(settings, alpha_halving=0)))
+    assert not np.array_equal(halved.array, constant.array)
+    # a checkpoint written before the option existed reads as a constant step
+    doc = settings.to_json()
+    del doc["alpha_halving"]
+    assert L.ReadingSettings.from_json(doc).alpha_halving == 0
