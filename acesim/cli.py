@@ -678,9 +678,19 @@ def ladder(
             aio.write_text(out, table.to_csv(index=False))
 
 
+READING_EVAL_EVERY = 100_000  # a rule-reading run's evaluations play six rule sets: fewer of them
+# The settings a rule-reading run keeps from its checkpoint: --resume refuses them on the command line.
+_RUN_SETTINGS = ("rules", "rule", "seed", "hidden", "lam", "alpha", "width", "objective", "eval_every",
+                 "eval_games", "random_share", "eval_mixes", "checkpoint_every", "alpha_halving")
+
+
 @app.command("train")
 def train(
-    rules: RulesOption = "european",
+    ctx: typer.Context,
+    rules: Annotated[str, typer.Option(
+        "--rules", "-r", help="Preset name or a .toml/.json rules file; 'all' or several, comma-separated, "
+                              "train one network that reads the rules, with these rule sets as anchors.")
+    ] = "european",
     rule: RuleOverride = None,
     games: Annotated[int, typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="Self-play games.")] = 60_000,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Model file to write (.npz).")] = None,
@@ -697,10 +707,28 @@ def train(
                                               "makes them differ from wins), wins or points.")
     ] = "auto",
     eval_every: Annotated[
-        int, typer.Option("--eval-every", help="Evaluate against expert every N games (0 = only at the end).")
+        int, typer.Option("--eval-every", help="Evaluate against expert every N games (0 = only at the end); "
+                                               "a network that reads the rules, evaluated under six rule sets, "
+                                               "every 100,000 unless given.")
     ] = 10_000,
     eval_games: Annotated[int, typer.Option("--eval-games", help="Games of each evaluation.")] = 1000,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing model file.")] = False,
+    random_share: Annotated[Optional[float], typer.Option(
+        "--random-share", help="Train a network that reads the rules: this share of the batches of 16 games "
+                               "is played under random mixes of every checker knob, the rest under the "
+                               "anchors of --rules.  [default: 0.5 with --rules all or several]")] = None,
+    alpha_halving: Annotated[int, typer.Option(
+        "--alpha-halving", help="Rule-reading runs: halve the step size every N games (0 = constant).")] = 0,
+    eval_mixes: Annotated[int, typer.Option(
+        "--eval-mixes", help="Rule-reading runs: random mixes evaluated besides the four presets.")] = 2,
+    checkpoint: Annotated[Optional[Path], typer.Option(
+        "--checkpoint", help="Rule-reading runs: write the model and the training state here atomically "
+                             "every --checkpoint-every games; --resume continues from it.")] = None,
+    checkpoint_every: Annotated[int, typer.Option(
+        "--checkpoint-every", help="Games between checkpoints.")] = 10_000,
+    resume: Annotated[Optional[Path], typer.Option(
+        "--resume", help="Continue the rule-reading run of this checkpoint with its own settings (--games "
+                         "may raise its target); the result equals the uninterrupted run's.")] = None,
     workers: WorkersOption = None,
     progress: ProgressOption = True,
 ) -> None:
@@ -708,6 +736,14 @@ def train(
     from acesim import learned as L
 
     with one_line_errors():
+        if resume is not None or random_share is not None or rules == "all" or "," in rules:
+            _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
+                           eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume,
+                           workers, progress, alpha_halving)
+            return
+        if checkpoint is not None or alpha_halving:
+            raise AcesimError(f"{'--checkpoint' if checkpoint is not None else '--alpha-halving'} is for networks "
+                              "that read the rules (--rules all, or --random-share)")
         rule_sets = _rule_sets(rules, rule)
         if len(rule_sets) != 1:
             raise AcesimError("train takes one rule set")
@@ -752,6 +788,75 @@ def train(
         f"{out}: {result.games:,} games in {result.seconds / 60:.1f} min; against expert "
         f"{final['win_rate']:.3f} [{low:.3f}, {high:.3f}] (n = {final['games']:,})", markup=False,
     )
+
+
+def _on_command_line(ctx: typer.Context, name: str) -> bool:
+    # by name: typer carries its own copy of click, whose ParameterSource is not click's
+    return getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"
+
+
+def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
+                   eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume, workers,
+                   progress, alpha_halving) -> None:
+    """``acesim train`` of one network that reads the rules: a new run, or ``--resume`` of one."""
+    from acesim import learned as L
+    from acesim.rules import PRESETS
+
+    if out is None:
+        raise AcesimError("train needs --out FILE.npz")
+    for path in (out, checkpoint):
+        if path is not None and path.suffix != ".npz":
+            raise AcesimError(f"the model file must end in .npz, got {path}")
+    if out.exists() and not force:
+        raise AcesimError(f"{out} exists; use --force to replace it")
+    n_workers = _worker_count(workers)
+    if resume is not None:
+        given = [p for p in _RUN_SETTINGS if _on_command_line(ctx, p)]
+        if given:
+            names = ", ".join("--lambda" if p == "lam" else f"--{p.replace('_', '-')}" for p in given)
+            raise AcesimError(f"--resume continues a run with the settings of its checkpoint; drop {names}")
+        run = L.resume_reading(resume, games if _on_command_line(ctx, "games") else None)
+        checkpoint = resume if checkpoint is None else checkpoint
+    else:
+        if objective != "auto":
+            raise AcesimError("a network that reads the rules maximises points where the rules score them "
+                              "(--objective auto)")
+        if not _on_command_line(ctx, "eval_every"):
+            eval_every = READING_EVAL_EVERY
+        anchors = tuple(PRESETS.values()) if rules == "all" else tuple(_rule_sets(rules, rule))
+        if rules == "all" and rule:
+            raise AcesimError("--rules all takes no --rule overrides; name the rule sets instead")
+        settings = L.ReadingSettings(
+            anchors, 0.5 if random_share is None else random_share, games, seed, L.parse_hidden(hidden), lam,
+            alpha, width, eval_every or games, eval_games, eval_mixes,
+            checkpoint_every if checkpoint is not None else 0, alpha_halving)
+        command = " ".join(["acesim", *sys.argv[1:]]) if sys.argv and "acesim" in sys.argv[0] else (
+            f"acesim train --rules {rules} --random-share {settings.random_share} --games {games} --seed {seed} "
+            f"--hidden {hidden} --lambda {lam} --alpha {alpha} --width {width} --out {out}")
+        run = L.start_reading(settings, command)
+    for path in (out, checkpoint):
+        if path is not None:
+            aio.check_target(path)  # fail now, not after the training, if it cannot be written
+    total = run.settings.games
+    with _progress_bar(total, "training", progress) as advance:
+        if advance is not None:
+            advance(run.done)
+        last = [run.done]
+
+        def report(done: int, evaluations: list[dict] | None) -> None:
+            if advance is not None:
+                advance(done - last[0])
+            last[0] = done
+            for e in evaluations or ():
+                low, high = e["win_rate_ci95"]
+                console.print(
+                    f"after {done:,} games, {e['rules']}: {e['win_rate']:.3f} [{low:.3f}, {high:.3f}] against "
+                    f"expert over {e['games']:,} games", markup=False,
+                )
+
+        L.train_reading(run, checkpoint, n_workers, report)
+    run.save(out, n_workers)
+    console.print(f"{out}: {int(run.totals[0]):,} games in {run.seconds / 60:.1f} min", markup=False)
 
 
 # --- analyses and reports --------------------------------------------------------

@@ -113,9 +113,9 @@ def _starts(rules: Ruleset, position: Position, dice, strategy: Strategy, candid
     return starts
 
 
-def _trials(rules_array, spec, boards, negate, seed, first, n, truncate, turn_cap, reduce):
+def _trials(rules, rules_array, spec, boards, negate, seed, first, n, truncate, turn_cap, reduce):
     """One task: trials ``first .. first + n - 1`` of every start; rows per start (side on roll at the start)."""
-    strategy = as_strategy(spec)
+    strategy = as_strategy(spec).for_rules(rules)
     seats = lowered(strategy, strategy)
     memory = worker_memory(int(seats.widths.max()))
     keys = block_keys(seed, first, n)
@@ -282,7 +282,7 @@ def rollout(
         while done < trials:
             batch = min(trials - done, BATCH if until_ci is not None else per_task * ROUND)
             tasks = [
-                (array, strategy.spec, boards, negate, seed, first, min(per_task, done + batch - first),
+                (rules, array, strategy.spec, boards, negate, seed, first, min(per_task, done + batch - first),
                  truncate, turn_cap, reduce)
                 for first in range(done, done + batch, per_task)
             ]

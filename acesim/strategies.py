@@ -12,10 +12,11 @@ by default, 4 for learned models).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -25,7 +26,15 @@ from acesim.errors import AcesimError
 from acesim.inputs import MAX_SMALL_INPUT, read_text
 from acesim.kernels.evaluate import FEATURES, N_FEATURES
 from acesim.kernels.strategy import LEARNED, LINEAR, MAX_WIDTH, RANDOM, Seats
-from acesim.model_files import DEFAULT_WIDTH, base_model, load_model, model_dir, model_path, refuse_other_rules
+from acesim.model_files import (
+    DEFAULT_WIDTH,
+    LearnedModel,
+    base_model,
+    load_model,
+    model_dir,
+    model_path,
+    refuse_other_rules,
+)
 
 RANDOM_NAME = "random"
 # Scores add weight x feature over features of at most a few hundred; beyond
@@ -49,11 +58,37 @@ class Strategy:
     model_rules: str = ""
     model_knobs: tuple = ()
     model_sha256: str = ""
+    # a rule-reading model (format 2), folded for each rule set it plays (``row``); None otherwise
+    reading_model: LearnedModel | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def reads_rules(self) -> bool:
+        return self.reading_model is not None
 
     def check_rules(self, rules) -> None:
-        """A learned strategy plays only the rules its model was trained under."""
-        if self.kind == LEARNED:
+        """A learned strategy plays only the rules its model was trained under, or, when its
+        model reads the rules, every rule set whose knob values it has inputs for."""
+        if self.reading_model is not None:
+            self.reading_model.check_rules(rules)
+        elif self.kind == LEARNED:
             refuse_other_rules(f"strategy {self.spec}", self.model_rules, self.model_knobs, rules)
+
+    def row(self, rules) -> tuple[float, ...] | np.ndarray:
+        """The weights the kernels play under ``rules``: a rule-reading model's network folded for
+        them (``rule_inputs.fold``), else ``weights``.  ``rules`` None is refused for the former."""
+        if self.reading_model is None:
+            return self.weights
+        if rules is None:
+            raise AcesimError(f"strategy {self.spec} reads the rules, and these games name none to fold into it")
+        return playing_row(self.reading_model.network(rules))
+
+    def for_rules(self, rules) -> Strategy:
+        """This strategy as it plays ``rules``: a rule-reading model's network folded for them
+        (a strategy of those rules only, as a format-1 model's), any other strategy itself."""
+        if self.reading_model is None:
+            return self
+        return dataclasses.replace(self, weights=tuple(self.row(rules).tolist()), reading_model=None,
+                                   model_rules=rules.name, model_knobs=tuple(rules.checker_knobs().items()))
 
 
 def _read_file(path: Path | None) -> dict:
@@ -217,6 +252,7 @@ def _learned(spec: str, name: str, search: str) -> Strategy:
         spec, LEARNED, width, tuple(playing_row(model.array).tolist()), choice_width=width,
         description=f"1-ply search with the network of {model.path} (trained under {model.rules_name})",
         model_rules=model.rules_name, model_knobs=model.knobs, model_sha256=model.sha256,
+        reading_model=model if model.reads_rules else None,
     )
 
 
@@ -242,22 +278,25 @@ def lowered(a: Strategy, b: Strategy, rules=None) -> Seats:
     (``cube_models``): a learned seat its own, any other seat the shipped
     model of the rules' base preset.  Without the cube (or without
     ``rules``) there are none, and the games evaluate no network for it.
+    A strategy whose model reads the rules plays its network folded for
+    ``rules`` (``Strategy.row``); without ``rules`` it is refused.
     """
     if rules is not None:
         a.check_rules(rules)
         b.check_rules(rules)
     kinds = np.array([a.kind, b.kind], dtype=np.int64)
     widths = np.array([[a.width, a.choice_width], [b.width, b.choice_width]], dtype=np.int64)
-    weights = _rows([a.weights, b.weights])
+    rows = [a.row(rules), b.row(rules)]
+    weights = _rows(rows)
     cube_models = np.zeros((2, 0), dtype=np.float64)
     if rules is not None and rules.has_cube:
         shared = None
         models = []
-        for s in (a, b):
+        for s, row in zip((a, b), rows):
             if s.kind == LEARNED:
-                models.append(s.weights)
+                models.append(row)
             else:
-                shared = base_model(rules).array if shared is None else shared
+                shared = base_model(rules).network(rules, check=False) if shared is None else shared
                 models.append(shared)
         cube_models = _rows(models)
     return Seats(kinds, widths, weights, cube_models)

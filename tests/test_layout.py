@@ -122,6 +122,7 @@ def reaches(start: str) -> set[str]:
         ("acesim.io", {"acesim.simulate", "acesim.report", "acesim.games", "acesim.strategies"}),
         ("acesim.model_files", {"acesim.games", "acesim.learned", "acesim.simulate", "acesim.strategies"}),
         ("acesim.strategies", {"acesim.games", "acesim.learned", "acesim.simulate"}),
+        ("acesim.rule_inputs", {"acesim.games", "acesim.learned", "acesim.model_files", "acesim.strategies"}),
     ],
 )
 def test_lower_layers_do_not_import_their_users(importer, forbidden):

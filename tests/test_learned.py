@@ -380,7 +380,7 @@ def test_train_command_writes_a_model_with_its_story(tmp_path):
         (["--hidden", "x"], "--hidden takes one or two sizes"),
         (["--hidden", "0"], "hidden layer sizes"),
         (["--lambda", "1.5"], "lambda must be between 0 and 1"),
-        (["--rules", "european,navy"], "one rule set"),
+        (["--checkpoint", "c.npz"], "read the rules"),
         (["--objective", "points"], "score every game 1 point"),
         (["--objective", "fame"], "objective must be"),
     ],

@@ -156,7 +156,7 @@ def equity_models(
                                                         base_rate, test)}
     learned = None
     if learned_model is not None:
-        learned = LearnedEquity(rules.name, learned_model.path, learned_model.array)
+        learned = LearnedEquity(rules.name, learned_model.path, learned_model.network(rules))
         calibrations["learned"] = calibrate_probabilities(learned.predict_boards(boards), y, base_rate, test)
     if equity == "logistic" or learned is None:
         chosen = "logistic"
