@@ -190,10 +190,39 @@ def _write(path: Path, arrays: dict, doc: dict) -> None:
     io.write_atomically(path, write)
 
 
+# A model's arrays unpacked: a network of the largest layers (MAX_HIDDEN) takes a few MB; an archive
+# that unpacks to more is no model (an 11.6 MB file unpacked to 12 GB and exhausted the memory).
+MAX_UNPACKED_BYTES = 64 * 2**20
+# Trained weights stay small: the shipped models' largest is 4.5, the rule-reading network's 9.3 after
+# 1.2 million games. A weight of 1,000 times one active input already puts a sigmoid past 40, where
+# float64 reads 0 or 1: such a network values every play alike, and only a diverged or forged file has one.
+MAX_MODEL_WEIGHT = 1000.0
+
+
+def _refuse_bombs(path: Path, raw: bytes) -> None:
+    """Refuse an archive whose members unpack to more than MAX_UNPACKED_BYTES, before unpacking any."""
+    try:
+        with zipfile.ZipFile(pyio.BytesIO(raw)) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return  # np.load says what is wrong with it
+    if unpacked > MAX_UNPACKED_BYTES:
+        raise AcesimError(f"model {path} unpacks to {unpacked / 2**20:,.0f} MiB; a model takes at most "
+                          f"{MAX_UNPACKED_BYTES // 2**20} MiB")
+
+
+def _refuse_huge(where: str, weights: np.ndarray, what: str) -> None:
+    largest = float(np.abs(weights).max()) if weights.size else 0.0
+    if largest > MAX_MODEL_WEIGHT:
+        raise AcesimError(f"{where} has {what} as large as {largest:.3g}; training never makes one beyond "
+                          f"{MAX_MODEL_WEIGHT:g} (a network with such weights values every play alike)")
+
+
 def load_model(path: str | Path) -> LearnedModel:
     """Read and check a model file; any defect is a one-line ``AcesimError``."""
     path = Path(path)
     raw = read_bytes(path, "model")
+    _refuse_bombs(path, raw)
     knob_weights = None
     try:
         with np.load(pyio.BytesIO(raw), allow_pickle=False) as data:
@@ -222,6 +251,7 @@ def load_model(path: str | Path) -> LearnedModel:
         raise AcesimError(f"{where} has {len(array)} numbers; its layer sizes need {expected}")
     if not np.isfinite(array).all():
         raise AcesimError(f"{where} has weights that are not finite numbers")
+    _refuse_huge(where, array[N.HEADER:], "weights")
     if meta.get("rules_version") != RULES_VERSION:
         raise AcesimError(f"{where} was trained under rules version {meta.get('rules_version')}; "
                           f"this acesim plays rules version {RULES_VERSION}")
@@ -252,6 +282,7 @@ def _rule_reading(path: Path, where: str, array: np.ndarray, stored: np.ndarray,
                           f"and {h1} hidden units need ({len(units)}, {h1})")
     if not np.isfinite(stored).all():
         raise AcesimError(f"{where} has knob weights that are not finite numbers")
+    _refuse_huge(where, stored, "knob weights")
     unknown = [u for u in units if u not in KNOB_UNITS]
     if unknown or len(set(units)) != len(units):
         raise AcesimError(f"{where} reads knob values this acesim does not know: {', '.join(unknown or units)}")

@@ -216,3 +216,41 @@ def test_rollout_notes_it_too_and_the_rule_is_counted_from_the_position():
     both = Position(points=(-15,) + (0,) * 22 + (10,), waiting=(1, 0), off=(4, 0))
     assert "borne off and waiting" in unreached_by(both, "off-board")
     assert unreached_by(Position.start("off-board"), "off-board") is None
+
+
+# --- model files that would exhaust the memory or value every play alike (issue 28) --------------
+
+
+def test_a_model_archive_that_unpacks_too_large_is_refused_before_unpacking(tmp_path):
+    import zipfile
+
+    from acesim.model_files import MAX_UNPACKED_BYTES, load_model
+
+    path = tmp_path / "bomb.npz"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("model.npy", "w", force_zip64=True) as member:
+            block = bytes(2**20)
+            for _ in range(MAX_UNPACKED_BYTES // 2**20 + 16):
+                member.write(block)
+    assert path.stat().st_size < 2**20
+    with pytest.raises(AcesimError, match="unpacks to 80 MiB"):
+        load_model(path)
+    result = run("hint", "-p", "start", "-d", "6-3", "--strategy", f"learned:{path}")
+    assert_one_line_error(result, "unpacks to")
+
+
+def test_a_model_with_finite_but_huge_weights_is_refused(tmp_path):
+    import numpy as np
+
+    from acesim.kernels import net as N
+    from acesim.model_files import load_model, shipped_path
+
+    with np.load(shipped_path("european")) as data:
+        array, meta = data["model"].copy(), str(data["meta"])
+    array[N.HEADER + 7] = 1e30  # hint showed every play at -1.0000 / 0.0%
+    path = tmp_path / "huge.npz"
+    np.savez_compressed(path, model=array, meta=np.array(meta))
+    with pytest.raises(AcesimError, match="as large as 1e"):
+        load_model(path)
+    assert_one_line_error(run("hint", "-p", "start", "-d", "6-3", "--strategy", f"learned:{path}"), "as large as")
+    load_model(shipped_path("european"))  # the shipped models' weights are far inside the bound
