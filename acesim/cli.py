@@ -426,10 +426,10 @@ def _progress_bar(total: int, label: str, enabled: bool, unit: str = "games"):
 
 def _summary_table(summaries: list[dict], width: int | None = None) -> list[Table]:
     """The figures of every rule set side by side, each rule set's value and n in one table
-    (as many tables as ``width``, the console's by default, needs)."""
+    (as many tables as ``width``, the console's by default, needs); simulate says the players
+    and the seed before its games."""
     from acesim.summary import PERCENT_FIGURES, has_cube, table_rows
 
-    first = summaries[0]
     header = ["figure"]
     for doc in summaries:
         header += [f"{doc['rules_name']}: value [95% CI]", "n"]
@@ -451,7 +451,6 @@ def _summary_table(summaries: list[dict], width: int | None = None) -> list[Tabl
         if doc["unfinished"]:
             console.print(f"{doc['rules_name']}: {doc['unfinished']} game(s) reached the turn cap and are left out")
     return rich_tables(header, rows, width or console.width, keys=1,
-                       title=f"{first['strategy_a']} (seat A) vs {first['strategy_b']} (seat B), seed {first['seed']}",
                        right=set(range(2, len(header), 2)), units=[[k, k + 1] for k in range(1, len(header), 2)])
 
 
@@ -553,6 +552,8 @@ def simulate(
             )
             if target is not None:
                 lock = sim.prepare_output(target, force)  # noqa: F841 (held for the run's life)
+        # the first line at once: the games may take a while
+        console.print(f"{plan.strategy_a.spec} (seat A) vs {plan.strategy_b.spec} (seat B), seed {plan.seed}")
         with _progress_bar(plan.games * len(plan.rules), "games", progress) as advance:
             summaries = sim.run(plan, target, n_workers, advance, resume=resume is not None,
                                 scheduler=scheduler, shared_out=shared)

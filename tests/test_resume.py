@@ -171,7 +171,7 @@ def test_resume_never_writes_through_a_symlinked_records_folder(reference, tmp_p
     shutil.rmtree(records)
     records.symlink_to(elsewhere)
     result = runner.invoke(app, ["simulate", "--resume", str(out), "--no-progress"])
-    lines = result.output.strip().splitlines()
+    lines = result.stderr.strip().splitlines()
     assert result.exit_code == 1 and len(lines) == 1 and "is a symlink" in lines[0], result.output
     assert [p.name for p in elsewhere.iterdir()] == ["chunk-000003.parquet"]
     assert (elsewhere / "chunk-000003.parquet").read_text() == "a user's own file"
