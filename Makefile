@@ -24,9 +24,9 @@ TEST_WORKERS ?= 2
 test: install
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=20 tests
 
-# The main job: the analysis report for the four presets, each played by its
-# shipped learned player against itself on common dice (strategy best), into
-# results/report (HTML, Markdown, PNG charts, CSV tables).
+# The main job: the analysis report for the four presets, played on common dice by
+# one player under all four (strategy best: a shipped network that plays every one
+# of them, else expert), into results/report (HTML, Markdown, PNG charts, CSV tables).
 run: install
 	$(BIN)/acesim report --rules european,american,navy,backgammon --games 30000 \
 		--equity-games 4000 --luck-games 600 --ladder-games 400 --strategy best \
