@@ -563,6 +563,9 @@ def simulate(
         console.print(f"records and summaries in {target}")
 
 
+UNTIL_CI_CAP = 100 * 1296  # trials --until-ci may play unless --max-trials says otherwise
+
+
 @app.command("rollout", cls=LateHelp)
 def rollout(
     position: Annotated[
@@ -573,15 +576,20 @@ def rollout(
     dice: Annotated[Optional[str], typer.Option(
         "--dice", "-d", help="Roll out the best plays of this roll (after a 1-2: each double) instead.")] = None,
     candidates: Annotated[int, typer.Option("--candidates", min=1, max=64, help="Plays rolled out with --dice.")] = 4,
-    games: Annotated[int, typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="Trials per candidate.")] = 1296,
+    games: Annotated[Optional[int], typer.Option(
+        "--games", "-n", min=1, max=MAX_GAMES, help="Trials per candidate.  [default: 1296]")] = None,
     strategy: Annotated[str, typer.Option(
         "--strategy", help=f"Both sides' strategy. {STRATEGIES}")
     ] = "best",
     truncate: Annotated[int, typer.Option(
         "--truncate", min=0, max=MAX_TURN_CAP, help="Stop each trial after this many rolls (0: play to the end).")] = 0,
     until_ci: Annotated[Optional[float], typer.Option(
-        "--until-ci", help="Stop once every points interval is this narrow (half-width) or the best is separated.")
+        "--until-ci", help="Play batches of 1,296 trials until every points interval is this narrow (half-width) "
+                           "or the best is separated, at most --max-trials.")
     ] = None,
+    max_trials: Annotated[Optional[int], typer.Option(
+        "--max-trials", min=1, max=MAX_GAMES, help=f"With --until-ci, the most trials per candidate.  "
+                                                   f"[default: {UNTIL_CI_CAP:,}]")] = None,
     reduce: Annotated[Optional[bool], typer.Option(
         "--reduce/--no-reduce", help="Subtract each roll's luck.  [default: on for learned strategies]")] = None,
     seed: SeedOption = 42,
@@ -601,8 +609,13 @@ def rollout(
         pos = parse_position(position, ruleset.start)
         n_workers = _worker_count(workers)
         _check_scheduler(scheduler)
-        with _progress_bar(games, "trials", progress and not as_json, "trials") as advance:
-            result = roll_out(ruleset, pos, games, strategy, dice, candidates, truncate, seed, until_ci, reduce,
+        if until_ci is not None and games is not None:
+            raise AcesimError("--until-ci plays until its target or --max-trials; drop --games")
+        if until_ci is None and max_trials is not None:
+            raise AcesimError("--max-trials goes with --until-ci; without it, --games is the number of trials")
+        trials = (max_trials or UNTIL_CI_CAP) if until_ci is not None else (games or 1296)
+        with _progress_bar(trials, "trials", progress and not as_json, "trials") as advance:
+            result = roll_out(ruleset, pos, trials, strategy, dice, candidates, truncate, seed, until_ci, reduce,
                               n_workers, scheduler, on_progress=(lambda n, half: advance(n, f"±{half:.3f}")) if advance else None)
     _cubeless_note(ruleset, "rollout trials are played without the cube")
     _unreached_note(ruleset, pos, result.attrs["strategy"])

@@ -14,10 +14,11 @@ The luck of every roll is measured by the strategy's network
 ``reduce`` is on (the default for learned strategies): the estimate stays
 unbiased and its spread shrinks.  Both standard deviations per trial are
 reported.  ``truncate`` stops each trial after that many rolls and values
-the position by the network.  ``until_ci`` stops early, after a batch of
-1,296 trials (each first and second roll once), once every candidate's
-points interval is at most that half-width, or the best is ahead of every
-other at 99% on the paired difference.
+the position by the network.  ``until_ci`` plays batches of 1,296 trials
+(each first and second roll once) until every candidate's points interval
+is at most that half-width, or the best is ahead of every other at 99% on
+the paired difference, or ``trials`` (the cap) are played; ``attrs["stopped"]``
+says which.
 
 Trials are seeded by their index (``streams.block_keys``), so a rollout is
 the same for any number of workers and on a Dask cluster.
@@ -207,16 +208,24 @@ def _outcomes(starts: list[Start], rows: list[np.ndarray]) -> pd.DataFrame:
     return pd.DataFrame(records, columns=["play", "double", "points", "n", "share", "share_low", "share_high"])
 
 
-def _done(frame: pd.DataFrame, ys: np.ndarray, until_ci: float) -> bool:
+# Why a rollout stopped (``attrs["stopped"]``).
+STOP_TRIALS = "trials"  # the trials asked for were played (no target)
+STOP_TARGET = "target"  # every points interval within the half-width asked for
+STOP_SEPARATED = "separated"  # the best play ahead of every other at 99%
+STOP_CAP = "cap"  # the target was not reached within the most trials allowed
+
+
+def _done(frame: pd.DataFrame, ys: np.ndarray, until_ci: float) -> str | None:
+    """Why ``until_ci`` stops here (``STOP_TARGET`` or ``STOP_SEPARATED``), or ``None`` to go on."""
     if (frame["points_high"] - frame["points"]).max() <= until_ci:
-        return True
+        return STOP_TARGET
     if ys.shape[1] < 2:
-        return False
+        return None
     n = ys.shape[0]
     best = int(frame["points"].to_numpy().argmax())
     d = ys[:, [best]] - np.delete(ys, best, axis=1)
     low = d.mean(axis=0) - Z99 * d.std(axis=0, ddof=1) / math.sqrt(n)
-    return bool((low > 0).all())
+    return STOP_SEPARATED if bool((low > 0).all()) else None
 
 
 def rollout(
@@ -275,6 +284,7 @@ def rollout(
     negate = [s.negate for s in starts]
     # tasks of whole 36s, about four per worker, at most a batch: the trials' seeds do not depend on it
     per_task = 36 * min(36, max(1, math.ceil(trials / (36 * 4 * max(workers, 1)))))
+    stopped = STOP_TRIALS if until_ci is None else None
     rows: list[list[np.ndarray]] = [[] for _ in starts]
     running: list[list[np.ndarray]] = [[] for _ in starts]  # as tasks finish, for the progress display
     done = 0
@@ -300,8 +310,10 @@ def rollout(
                 for k, r in enumerate(result):
                     rows[k].append(r)
             done += batch
-            if until_ci is not None and _done(*_summary([np.concatenate(r) for r in rows], reduce), until_ci):
-                break
+            if until_ci is not None:
+                stopped = _done(*_summary([np.concatenate(r) for r in rows], reduce), until_ci)
+                if stopped is not None:
+                    break
     merged = [np.concatenate(r) for r in rows]
     frame, ys = _summary(merged, reduce)
     frame = _paired(frame, ys, seed)
@@ -314,6 +326,8 @@ def rollout(
         "rules": rules.name, "strategy": strategy.spec, "position": position.to_id(),
         "dice": list(parse_dice(dice)) if dice is not None else None, "trials": int(ys.shape[0]),
         "truncate": truncate, "reduce": bool(reduce), "seed": seed, "seconds": time.perf_counter() - start,
+        "until_ci": until_ci, "stopped": stopped or STOP_CAP, "max_trials": trials,
+        "widest": float((frame["points_high"] - frame["points"]).max()),
     })
 
 
@@ -334,7 +348,7 @@ def format_rollout(result: Rollout, width: int = WIDTH) -> str:
         f"Rollout: rules {a['rules']}; strategy {a['strategy']}; position {a['position']}{dice}; "
         f"{a['trials']:,} trials each ({method}{cut}, seed {a['seed']}); {a['seconds']:.1f} s",
         width, break_long_words=False, break_on_hyphens=False,
-    ) + [""]
+    ) + textwrap.wrap(_stop_line(a), width, break_long_words=False) + [""]
     header = ["#"] + (["double"] if (frame["double"] > 0).any() else []) + (
         ["play"] if a["dice"] else []) + ["win [95% CI]", "points [95% CI]"]
     if len(frame) > 1:
@@ -363,6 +377,20 @@ def format_rollout(result: Rollout, width: int = WIDTH) -> str:
     if a["truncate"]:
         lines += [""] + textwrap.wrap(_truncation_note(a, frame), width, break_long_words=False)
     return "\n".join(lines)
+
+
+def _stop_line(a: dict) -> str:
+    """Why the rollout stopped, when it had a target: plainly, when the target was not reached."""
+    if a.get("until_ci") is None:
+        return ""
+    target, trials = f"±{a['until_ci']:.3f}", f"{a['trials']:,} trials"
+    if a["stopped"] == STOP_TARGET:
+        return f"Target {target} reached: every points interval is within it after {trials}."
+    if a["stopped"] == STOP_SEPARATED:
+        return (f"Stopped after {trials}: the best play is ahead of every other at 99% (widest interval "
+                f"±{a['widest']:.3f}, target {target}).")
+    return (f"Target {target} NOT reached: stopped at the cap of {a['max_trials']:,} trials with the widest "
+            f"interval ±{a['widest']:.3f}; raise --max-trials to go on.")
 
 
 def _truncation_note(attrs: dict, frame: pd.DataFrame) -> str:

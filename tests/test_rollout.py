@@ -117,6 +117,35 @@ def test_until_ci_stops_at_a_batch():
     assert result.attrs["trials"] == 1296
 
 
+def test_until_ci_plays_batches_until_its_target_and_says_so():
+    """--until-ci stopped after one batch at the default --games and never said the target was missed
+    (issue 29); it now plays batches up to its cap."""
+    from acesim.rollout import format_rollout
+
+    pos = P({1: 2, 2: 2, 20: -3}, off=(11, 12))  # ±0.037 after one batch, ±0.026 after two, ±0.022 after three
+    reached = rollout(BACKGAMMON, pos, 1296 * 10, strategy="expert", reduce=False, until_ci=0.024)
+    assert reached.attrs["trials"] == 3 * 1296 and reached.attrs["stopped"] == "target"
+    assert reached.attrs["widest"] <= 0.024
+    assert "Target ±0.024 reached" in " ".join(format_rollout(reached, 100).split())
+    capped = rollout(BACKGAMMON, pos, 2 * 1296, strategy="expert", reduce=False, until_ci=0.001)
+    assert capped.attrs["trials"] == 2 * 1296 and capped.attrs["stopped"] == "cap"
+    text = " ".join(format_rollout(capped, 100).split())
+    assert "Target ±0.001 NOT reached: stopped at the cap of 2,592 trials" in text and "--max-trials" in text
+
+
+def test_until_ci_and_its_cap_on_the_command_line():
+    result = runner.invoke(app, ["rollout", "--rules", "backgammon", "-p", "start", "--strategy", "expert",
+                                 "--no-reduce", "--until-ci", "0.001", "--max-trials", "1296", "--workers", "1",
+                                 "--no-progress", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["stopped"] == "cap" and doc["max_trials"] == 1296 and doc["trials"] == 1296
+    for args, message in ((["--until-ci", "0.01", "--games", "100"], "drop --games"),
+                          (["--max-trials", "100"], "goes with --until-ci")):
+        bad = runner.invoke(app, ["rollout", "-p", "start", *args])
+        assert bad.exit_code == 1 and message in bad.output
+
+
 def test_cli_text_and_json():
     result = runner.invoke(app, ["rollout", "-p", "4HPwATDgc/ABMA", "-r", "backgammon", "-d", "3-1", "--candidates",
                                  "2", "-n", "36", "--no-progress", "--workers", "1"])
