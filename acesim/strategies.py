@@ -35,6 +35,7 @@ from acesim.model_files import (
     model_path,
     refuse_other_rules,
 )
+from acesim.rules import Ruleset
 
 RANDOM_NAME = "random"
 # Scores add weight x feature over features of at most a few hundred; beyond
@@ -206,24 +207,32 @@ BEST_FALLBACK = "expert"
 
 def best_spec(*rulesets) -> str:
     """What ``best`` plays under every one of ``rulesets``: ``learned:NAME`` of a shipped model
-    that plays all of them, else ``expert``.
+    that plays all of them (a network that reads the rules first), else ``expert``.
 
     One player for all: a comparison whose rule sets were played by different
     players would report the players' difference as the rules'.
     """
     if not rulesets:
         raise ValueError("best_spec needs at least one rule set")
-    knobs = {tuple(sorted(r.checker_knobs().items())) for r in rulesets}
-    return _best_for_knobs(knobs.pop()) if len(knobs) == 1 else BEST_FALLBACK
+    return _best_for(frozenset(tuple(sorted(r.checker_knobs().items())) for r in rulesets))
 
 
 @functools.cache
-def _best_for_knobs(knobs: tuple) -> str:
+def _best_for(knob_sets: frozenset) -> str:
     # cached: a report asks once per rule set and check, and every ask would read every model file
-    for path in sorted(model_dir().glob("*.npz")):
-        if tuple(sorted(dict(load_model(path).knobs).items())) == knobs:
-            return f"{LEARNED_PREFIX}{path.stem}"
-    return BEST_FALLBACK
+    rulesets = [Ruleset(**dict(knobs)) for knobs in knob_sets]
+    playing = [m for m in (load_model(p) for p in sorted(model_dir().glob("*.npz")))
+               if all(_plays(m, r) for r in rulesets)]
+    playing.sort(key=lambda m: not m.reads_rules)  # stable: then by name
+    return f"{LEARNED_PREFIX}{Path(playing[0].path).stem}" if playing else BEST_FALLBACK
+
+
+def _plays(model: LearnedModel, rules: Ruleset) -> bool:
+    try:
+        model.check_rules(rules)
+    except AcesimError:
+        return False
+    return True
 
 
 def resolve_spec(spec: str, *rulesets) -> str:

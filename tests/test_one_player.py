@@ -109,3 +109,29 @@ def test_auto_equity_offers_a_shipped_model_only_if_it_plays_every_rule_set():
     assert set(mixed.calibrations) == {"logistic"} and mixed.chosen == "logistic"
     cube = equity_models(EUROPEAN, "expert", 20, seed=3, among=(EUROPEAN, EUROPEAN.with_overrides({"cube": "money"})))
     assert "learned" in cube.calibrations
+
+
+def test_best_prefers_a_shipped_network_that_reads_the_rules(tmp_path, monkeypatch):
+    """Once a rule-reading network ships, it is the one player of every comparison it can play."""
+    import shutil
+
+    from acesim import learned as L
+    from acesim import strategies as S
+    from acesim.model_files import shipped_path
+    from acesim.rules import PRESETS
+
+    settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 32, 4, (6, 0))
+    L.train_reading(L.start_reading(settings), tmp_path / "all.npz")
+    shutil.copy(shipped_path("european"), tmp_path / "european.npz")
+    monkeypatch.setattr(S, "model_dir", lambda: tmp_path)
+    S._best_for.cache_clear()
+    try:
+        house = EUROPEAN.with_overrides({"hitting": "after-home"})
+        assert best_spec(EUROPEAN, AMERICAN) == "learned:all"
+        assert best_spec(EUROPEAN, house) == "learned:all"
+        assert best_spec(EUROPEAN) == "learned:all"  # before the preset's own network
+        (tmp_path / "all.npz").unlink()
+        S._best_for.cache_clear()
+        assert best_spec(EUROPEAN) == "learned:european" and best_spec(EUROPEAN, house) == "expert"
+    finally:
+        S._best_for.cache_clear()
