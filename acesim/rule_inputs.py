@@ -24,11 +24,15 @@ network's layout, so that the model files can use it.
 
 from __future__ import annotations
 
+import functools
+import json
+from pathlib import Path
+
 import numpy as np
 
 from acesim.errors import AcesimError
 from acesim.kernels import net as N
-from acesim.rules import CHECKER_KNOBS, KNOB_VALUES, Ruleset
+from acesim.rules import CHECKER_KNOBS, KNOB_VALUES, PRESETS, Ruleset
 
 RULE_INPUTS_VERSION = 1
 POINTS_SCALE = {"per-checker": 15.0, "gammons": 3.0}
@@ -144,20 +148,65 @@ def new_knob_weights(hidden1: int, seed: int) -> np.ndarray:
 RULES_KEY = 2**32 - 4
 
 
-def random_rules(rng: np.random.Generator, name: str = "mix") -> Ruleset:
+def random_rules(rng: np.random.Generator, name: str = "mix", held_out: bool = True) -> Ruleset:
     """A valid rule set with every checker knob drawn uniformly among its values (no cube).
 
-    Combinations that ``Ruleset`` refuses are drawn again from the same stream.
+    Combinations that ``Ruleset`` refuses are drawn again from the same
+    stream, and so are the held-out mixes (``held_out_mixes``) unless
+    ``held_out`` is off: training never plays them.
     """
     while True:
         knobs = {}
         for knob in CHECKER_KNOBS:
             values = (False, True) if KNOB_VALUES[knob] is bool else KNOB_VALUES[knob]
             knobs[knob] = values[int(rng.integers(len(values)))]
+        if held_out and _key(knobs) in _held_out_keys():
+            continue
         try:
             return Ruleset(**knobs, name=name)
         except AcesimError:
             continue
+
+
+# --- the rule sets set aside -------------------------------------------------------------------
+
+# Twenty mixes no training run plays, to measure a network off its training (issue 26): drawn by
+# ``draw_held_out`` from HELD_OUT_SEED among the mixes the run of docs/learned.md had not drawn
+# when they were set aside, stored in held_out_mixes.json and listed in docs/learned.md.
+HELD_OUT_SEED = 20261202
+HELD_OUT_FILE = Path(__file__).with_name("held_out_mixes.json")
+
+
+def _key(knobs) -> tuple:
+    return tuple(sorted((k, knobs[k]) for k in CHECKER_KNOBS))
+
+
+@functools.cache
+def _held_out_keys() -> frozenset:
+    return frozenset(_key(r.checker_knobs()) for r in held_out_mixes())
+
+
+@functools.cache
+def held_out_mixes() -> tuple[Ruleset, ...]:
+    """The held-out mixes, ``held-1`` .. ``held-20``."""
+    if not HELD_OUT_FILE.exists():
+        return ()
+    docs = json.loads(HELD_OUT_FILE.read_text(encoding="utf-8"))
+    return tuple(Ruleset(**knobs, name=f"held-{i}") for i, knobs in enumerate(docs, 1))
+
+
+def draw_held_out(n: int, seen: set[tuple]) -> list[dict]:
+    """``n`` distinct mixes from HELD_OUT_SEED, none of the presets' and none in ``seen`` (knob keys)."""
+    taken = set(seen) | {_key(r.checker_knobs()) for r in PRESETS.values()}
+    rng = np.random.default_rng(np.random.SeedSequence(HELD_OUT_SEED))
+    out: list[dict] = []
+    while len(out) < n:
+        rules = random_rules(rng, held_out=False)
+        key = _key(rules.checker_knobs())
+        if key not in taken:
+            taken.add(key)
+            out.append(rules.checker_knobs())
+    return out
 
 
 def batch_rules(seed: int, batch: int, anchors: list[Ruleset], random_share: float) -> Ruleset:

@@ -373,3 +373,32 @@ def test_the_step_size_halves_every_alpha_halving_games():
     doc = settings.to_json()
     del doc["alpha_halving"]
     assert L.ReadingSettings.from_json(doc).alpha_halving == 0
+
+
+# --- the held-out mixes ------------------------------------------------------------------------
+
+
+def test_held_out_mixes_are_never_drawn_for_training(tmp_path, monkeypatch):
+    import json
+
+    from acesim import rule_inputs as RI
+
+    seen = {RI._key(RI.batch_rules(5, b, [], 1.0).checker_knobs()) for b in range(40)}
+    picked = RI.draw_held_out(3, seen)
+    assert len({RI._key(k) for k in picked}) == 3 and not {RI._key(k) for k in picked} & seen
+    assert not {RI._key(k) for k in picked} & {RI._key(r.checker_knobs()) for r in PRESETS.values()}
+    # make the first mixes a run draws the held-out ones: every later draw avoids them
+    first = [RI.batch_rules(5, b, [], 1.0).checker_knobs() for b in range(3)]
+    path = tmp_path / "held.json"
+    path.write_text(json.dumps(first))
+    monkeypatch.setattr(RI, "HELD_OUT_FILE", path)
+    RI.held_out_mixes.cache_clear()
+    RI._held_out_keys.cache_clear()
+    try:
+        assert [r.name for r in RI.held_out_mixes()] == ["held-1", "held-2", "held-3"]
+        keys = {RI._key(k) for k in first}
+        for b in range(3):
+            assert RI._key(RI.batch_rules(5, b, [], 1.0).checker_knobs()) not in keys
+    finally:
+        RI.held_out_mixes.cache_clear()
+        RI._held_out_keys.cache_clear()
