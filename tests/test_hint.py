@@ -12,7 +12,7 @@ from acesim.analysis.hint import compact_notation, hint
 from acesim.bench import bench_hint
 from acesim.cli import app
 from acesim.moves import legal_plays
-from acesim.position import Position
+from acesim.position import Position, parse_position
 from acesim.rules import Ruleset
 from acesim.sampling import sample_positions
 from tests.helpers import P
@@ -76,7 +76,7 @@ def test_the_best_play_is_the_strategys_own_choice(preset, strategy):
     for board, roll in zip(boards, dice):
         if board[28] == 15 or board[29] == 15:
             continue
-        frame = hint(rules, Position.from_board(board), tuple(int(d) for d in roll), strategy.format(p=preset))
+        frame = hint(rules, Position.from_board(board), tuple(int(d) for d in roll), strategy.format(p=preset), ply=1)
         for stage in frame["stage"].unique():
             part = frame[frame["stage"] == stage]
             best = part["equity"].iloc[0]
@@ -99,7 +99,7 @@ def test_the_default_search_picks_no_better_than_the_full_ranking():
 
 def _ply1_best(rules, position, roll, strategy):
     """The roller's value of its best play of ``roll``: a 1-2 with a bonus goes on to its best double."""
-    frame = hint(rules, position, roll, strategy)
+    frame = hint(rules, position, roll, strategy, ply=1)
     stages = set(frame["stage"])
     part = frame[frame["stage"] == ("double" if "double" in stages else frame["stage"].iloc[0])]
     return part[["equity", "win"]].iloc[0].to_numpy()
@@ -127,6 +127,19 @@ def test_ply_two_is_the_mean_of_the_next_rolls_ply_one(preset):
             assert row.win == pytest.approx(1 - total[1], abs=1e-9)
             checked += 1
     assert checked >= 2
+
+
+@pytest.mark.parametrize("strategy, ply", [("best", 2), ("learned:backgammon", 2), ("expert", 1)])
+def test_the_default_ply_is_two_with_a_network_and_one_without(strategy, ply):
+    frame = hint(Ruleset.preset("backgammon"), Position.start("backgammon"), "6-4", strategy)
+    assert frame.attrs["ply"] == ply and set(frame["ply"]) == {ply}
+
+
+def test_ply_two_judges_right_where_ply_one_misjudged():
+    """Ply 1 plays 10/3* here, a loss of 457 millipoints by GNU Backgammon; ply 2 (the default) finds
+    20/16 13/10 (issue 29)."""
+    frame = hint(Ruleset.preset("backgammon"), parse_position("fF0XxfF8Hvk972vbJjWNAAAA"), "4-3")
+    assert frame.attrs["ply"] == 2 and frame["play"].iloc[0] == "20/16 13/10"
 
 
 def test_a_one_two_ranks_its_plays_then_the_six_doubles():
