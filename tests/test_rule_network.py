@@ -402,3 +402,15 @@ def test_held_out_mixes_are_never_drawn_for_training(tmp_path, monkeypatch):
     finally:
         RI.held_out_mixes.cache_clear()
         RI._held_out_keys.cache_clear()
+
+
+def test_the_twenty_held_out_mixes_are_distinct_and_none_a_preset():
+    from acesim import rule_inputs as RI
+
+    mixes = RI.held_out_mixes()
+    keys = {RI._key(r.checker_knobs()) for r in mixes}
+    assert len(mixes) == 20 and len(keys) == 20
+    assert not keys & {RI._key(r.checker_knobs()) for r in PRESETS.values()}
+    # the run of docs/learned.md had drawn none of them in its first 76,250 batches (checked on a sample)
+    anchors = list(PRESETS.values())
+    assert not keys & {RI._key(RI.batch_rules(1, b, anchors, 0.5).checker_knobs()) for b in range(0, 76_250, 7)}
