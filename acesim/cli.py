@@ -696,7 +696,7 @@ def ladder(
 READING_EVAL_EVERY = 100_000  # a rule-reading run's evaluations play six rule sets: fewer of them
 # The settings a rule-reading run keeps from its checkpoint: --resume refuses them on the command line.
 _RUN_SETTINGS = ("rules", "rule", "seed", "hidden", "lam", "alpha", "width", "objective", "eval_every",
-                 "eval_games", "random_share", "eval_mixes", "checkpoint_every", "alpha_halving")
+                 "eval_games", "random_share", "eval_mixes", "checkpoint_every", "alpha_halving", "start")
 
 
 @app.command("train")
@@ -741,6 +741,9 @@ def train(
                              "every --checkpoint-every games; --resume continues from it.")] = None,
     checkpoint_every: Annotated[int, typer.Option(
         "--checkpoint-every", help="Games between checkpoints.")] = 10_000,
+    start: Annotated[Optional[Path], typer.Option(
+        "--start", help="Rule-reading runs: start from this rule-reading model's weights (its hidden layers; "
+                        "its sha256 is recorded) instead of weights drawn from the seed.")] = None,
     resume: Annotated[Optional[Path], typer.Option(
         "--resume", help="Continue the rule-reading run of this checkpoint with its own settings (--games "
                          "may raise its target); the result equals the uninterrupted run's.")] = None,
@@ -754,11 +757,12 @@ def train(
         if resume is not None or random_share is not None or rules == "all" or "," in rules:
             _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
                            eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume,
-                           workers, progress, alpha_halving)
+                           workers, progress, alpha_halving, start)
             return
-        if checkpoint is not None or alpha_halving:
-            raise AcesimError(f"{'--checkpoint' if checkpoint is not None else '--alpha-halving'} is for networks "
-                              "that read the rules (--rules all, or --random-share)")
+        for name, given in (("--checkpoint", checkpoint is not None), ("--alpha-halving", alpha_halving),
+                            ("--start", start is not None)):
+            if given:
+                raise AcesimError(f"{name} is for networks that read the rules (--rules all, or --random-share)")
         rule_sets = _rule_sets(rules, rule)
         if len(rule_sets) != 1:
             raise AcesimError("train takes one rule set")
@@ -812,7 +816,7 @@ def _on_command_line(ctx: typer.Context, name: str) -> bool:
 
 def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
                    eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume, workers,
-                   progress, alpha_halving) -> None:
+                   progress, alpha_halving, start) -> None:
     """``acesim train`` of one network that reads the rules: a new run, or ``--resume`` of one."""
     from acesim import learned as L
     from acesim.rules import PRESETS
@@ -841,10 +845,13 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
         anchors = tuple(PRESETS.values()) if rules == "all" else tuple(_rule_sets(rules, rule))
         if rules == "all" and rule:
             raise AcesimError("--rules all takes no --rule overrides; name the rule sets instead")
+        sizes = L.parse_hidden(hidden)
+        if start is not None and not _on_command_line(ctx, "hidden"):
+            sizes = L.hidden_sizes(L.load_model(start)) or sizes  # else start_reading says why not
         settings = L.ReadingSettings(
-            anchors, 0.5 if random_share is None else random_share, games, seed, L.parse_hidden(hidden), lam,
+            anchors, 0.5 if random_share is None else random_share, games, seed, sizes, lam,
             alpha, width, eval_every or games, eval_games, eval_mixes,
-            checkpoint_every if checkpoint is not None else 0, alpha_halving)
+            checkpoint_every if checkpoint is not None else 0, alpha_halving, str(start) if start else "")
         command = " ".join(["acesim", *sys.argv[1:]]) if sys.argv and "acesim" in sys.argv[0] else (
             f"acesim train --rules {rules} --random-share {settings.random_share} --games {games} --seed {seed} "
             f"--hidden {hidden} --lambda {lam} --alpha {alpha} --width {width} --out {out}")

@@ -303,6 +303,8 @@ class ReadingSettings:
     eval_mixes: int = 2
     checkpoint_every: int = 0
     alpha_halving: int = 0  # the step size halves every this many games (0: constant)
+    start: str = ""  # a rule-reading model whose weights the run starts from ("" : drawn from the seed)
+    start_sha256: str = ""  # that model's digest, so the run can be reproduced from the same file
 
     def step_size(self, done: int) -> float:
         """The step size of the batch that starts after ``done`` games."""
@@ -340,7 +342,8 @@ class ReadingSettings:
                 "games": self.games, "seed": self.seed, "hidden": list(self.hidden), "lambda": self.lam,
                 "alpha": self.alpha, "width": self.width, "eval_every": self.eval_every,
                 "eval_games": self.eval_games, "eval_mixes": self.eval_mixes,
-                "checkpoint_every": self.checkpoint_every, "alpha_halving": self.alpha_halving}
+                "checkpoint_every": self.checkpoint_every, "alpha_halving": self.alpha_halving,
+                "start": self.start, "start_sha256": self.start_sha256}
 
     @classmethod
     def from_json(cls, doc: dict) -> ReadingSettings:
@@ -348,7 +351,7 @@ class ReadingSettings:
                    int(doc["games"]), int(doc["seed"]), (int(doc["hidden"][0]), int(doc["hidden"][1])),
                    float(doc["lambda"]), float(doc["alpha"]), int(doc["width"]), int(doc["eval_every"]),
                    int(doc["eval_games"]), int(doc["eval_mixes"]), int(doc["checkpoint_every"]),
-                   int(doc.get("alpha_halving", 0)))
+                   int(doc.get("alpha_halving", 0)), str(doc.get("start", "")), str(doc.get("start_sha256", "")))
 
 
 @dataclass
@@ -372,6 +375,7 @@ class ReadingRun:
             "training": {"games": int(self.totals[0]), "workers": workers, "seed": s.seed, "lambda": s.lam,
                          "alpha": s.alpha, "alpha_halving": s.alpha_halving, "hidden": list(s.hidden), "width": s.width, "objective": "auto",
                          "anchors": [r.name for r in s.anchors], "random_share": s.random_share,
+                         **({"start": s.start, "start_sha256": s.start_sha256} if s.start else {}),
                          "states": int(self.totals[1]), "unfinished": int(self.totals[2]),
                          "too_long": int(self.totals[3]), "seconds": round(self.seconds, 1)},
             "evaluations": self.evaluations,
@@ -383,11 +387,30 @@ class ReadingRun:
         save_rule_model(path, self.array, self.knob_weights, self.meta(workers))
 
 
+def hidden_sizes(model) -> tuple[int, int] | None:
+    """The hidden layer sizes of a rule-reading model; None for any other model."""
+    return (int(model.array[N.M_HIDDEN1]), int(model.array[N.M_HIDDEN2])) if model.reads_rules else None
+
+
 def start_reading(settings: ReadingSettings, command: str = "") -> ReadingRun:
-    """A new run of ``settings``, its network drawn from the seed."""
+    """A new run of ``settings``, its network drawn from the seed, or copied from ``settings.start``."""
     settings.check()
-    array, knob_weights = new_rule_model(settings.hidden, settings.seed)
-    return ReadingRun(settings, array, knob_weights, command)
+    if not settings.start:
+        array, knob_weights = new_rule_model(settings.hidden, settings.seed)
+        return ReadingRun(settings, array, knob_weights, command)
+    model = load_model(settings.start)
+    if not model.reads_rules:
+        raise AcesimError(f"{settings.start} is not a network that reads the rules: a run can start only from one")
+    if model.untrained_units:
+        raise AcesimError(f"{settings.start} has no inputs for the knob values {', '.join(model.untrained_units)}")
+    sizes = hidden_sizes(model)
+    if sizes != settings.hidden:
+        raise AcesimError(f"{settings.start} has hidden layers {sizes[0]},{sizes[1]}; the run asks for "
+                          f"{settings.hidden[0]},{settings.hidden[1]}")
+    if settings.start_sha256 and settings.start_sha256 != model.sha256:
+        raise AcesimError(f"{settings.start} is not the model this run started from (its sha256 differs)")
+    settings = dataclasses.replace(settings, start_sha256=model.sha256)
+    return ReadingRun(settings, model.array.copy(), model.knob_weights.copy(), command)
 
 
 def resume_reading(path, games: int | None = None) -> ReadingRun:

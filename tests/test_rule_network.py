@@ -340,6 +340,42 @@ def test_resume_bad_input(reading_model, tmp_path):
     assert_one_line_error(run("train", "--resume", str(tmp_path / "none.npz"), "--out", out), "none.npz")
 
 
+def test_a_run_started_from_a_model_continues_its_weights_and_records_it(reading_model, tmp_path):
+    model = load_model(reading_model)
+    settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 32, 9, (12, 0), alpha=0.05,
+                                 start=str(reading_model))
+    begun = L.start_reading(settings)
+    assert np.array_equal(begun.array, model.array) and np.array_equal(begun.knob_weights, model.knob_weights)
+    assert begun.settings.start_sha256 == model.sha256 and begun.done == 0
+    L.train_reading(begun, tmp_path / "next.npz")
+    state = load_model(tmp_path / "next.npz").meta["training_state"]["settings"]
+    assert state["start"] == str(reading_model) and state["start_sha256"] == model.sha256
+    # a run from the same file with the same settings is the same run; one from fresh weights is not
+    again = L.train_reading(L.start_reading(settings))
+    fresh = L.train_reading(L.start_reading(dataclasses.replace(settings, start="")))
+    assert np.array_equal(again.array, begun.array) and not np.array_equal(fresh.array, begun.array)
+    # resumed from its checkpoint it keeps going from its own weights, not the start file's
+    resumed = L.resume_reading(tmp_path / "next.npz", 48)
+    assert np.array_equal(resumed.array, begun.array) and resumed.settings.start == str(reading_model)
+
+
+def test_train_command_starts_from_a_model(reading_model, tmp_path):
+    out = tmp_path / "m.npz"
+    ok = run("train", "--rules", "all", "--start", str(reading_model), "--games", "16", "--eval-every", "0",
+             "--eval-games", "4", "--eval-mixes", "0", "--out", str(out), "--no-progress", "--workers", "1")
+    assert ok.exit_code == 0, ok.output
+    assert load_model(out).meta["training"]["start_sha256"] == load_model(reading_model).sha256
+    common = ["--games", "16", "--out", str(out), "--force", "--no-progress"]
+    assert_one_line_error(run("train", "--rules", "all", "--start", str(reading_model), "--hidden", "20", *common),
+                          "hidden layers 12,0")
+    assert_one_line_error(run("train", "--rules", "all", "--start", str(shipped_path("european")), *common),
+                          "not a network that reads the rules")
+    assert_one_line_error(run("train", "--rules", "european", "--start", str(reading_model), *common),
+                          "--start is for networks that read the rules")
+    assert_one_line_error(run("train", "--resume", str(out), "--start", str(reading_model), *common),
+                          "drop --start")
+
+
 @pytest.mark.parametrize("rules", ["navy", "backgammon"])
 def test_hint_and_rollout_fold_a_rule_reading_model(reading_model, rules):
     spec = f"learned:{reading_model}"
