@@ -42,8 +42,8 @@ from acesim.kernels import layout as L
 from acesim.kernels import rollout as RK
 from acesim.kernels.game import points_won
 from acesim.kernels.memory import keep_memory, worker_memory
-from acesim.kernels.strategy import LEARNED, RANDOM, rolls_again
-from acesim.kernels.turn import bonus_lost, roll_sequence
+from acesim.kernels.strategy import LEARNED, RANDOM
+from acesim.kernels.sequence import after_segment, roll_sequence, still_on_roll
 from acesim.moves import parse_dice, segment_nodes
 from acesim.position import Position
 from acesim.rules import Ruleset
@@ -103,7 +103,7 @@ def _starts(rules: Ruleset, position: Position, dice, strategy: Strategy, candid
         else:
             before = position
         nodes = segment_nodes(rules, before, (a, b), bonus)
-        again = bool(rolls_again(array, a, b, bonus)) and not bonus_lost(seq, len(nodes.segment), nodes.dice_used)
+        again = bool(still_on_roll(after_segment(seq, a, b, bonus, len(nodes.segment), nodes.dice_used, False)))
         # a 1-2 that earns a double is rolled out from each double's play (above), so a start is never
         # followed by a bonus double: either its mover rolls again or the opponent is on roll
         won = after.off[0] == L.N_CHECKERS

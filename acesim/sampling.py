@@ -24,15 +24,13 @@ def sample_positions(
     """
     if n_samples <= 0:
         raise AcesimError(f"the number of samples must be positive, got {n_samples}")
-    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    block_key = np.random.SeedSequence(seed).generate_state(4, np.uint64)
     samples = np.zeros((n_samples, L.BOARD_SIZE), dtype=L.BOARD_DTYPE)
     dice = np.zeros((n_samples, 2), dtype=np.int64)
     start = Position.start(rules.start).to_board()
     memory = worker_memory()
-    n, violation, grown = random_walk(
-        start, rules.to_array(), rng, max_games, n_samples, memory.plays, samples, dice
-    )
-    keep_memory(memory._replace(plays=grown))
+    n, violation, grown = random_walk(start, rules.to_array(), block_key, max_games, n_samples, memory, samples, dice)
+    keep_memory(grown)
     if violation:
         raise AssertionError(f"engine bug under {rules.name}: {INVARIANT_MESSAGES[int(violation)]}")
     for board in samples[:n]:

@@ -1,4 +1,4 @@
-"""The roll sequence (``kernels.turn``) against docs/rules.md section 3, read step by step."""
+"""The roll sequence (``kernels.sequence``) and the one kernel that plays it (``kernels.turn``) against docs/rules.md section 3, read step by step."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from acesim.kernels import layout as L
-from acesim.kernels import turn as T
+from acesim.kernels import sequence as T
 from acesim.kernels.strategy import rolls_again
 from acesim.rules import PRESETS
 
@@ -61,3 +61,106 @@ def test_the_presets_roll_sequence_knobs_reach_the_turn_kernel(name):
     assert T.bonus_die_rolled(seq) == (rules.acey_deucey == "roll-die")
     assert (T.after_segment(seq, 2, 1, False, 2, 2, False) == T.BONUS) == (rules.acey_deucey != "none")
     assert (T.after_segment(seq, 5, 5, False, 4, 4, False) == T.ROLL_AGAIN) == rules.doubles_extra_roll
+
+
+# --- the one kernel that plays a roll (kernels.turn) ------------------------------------------
+
+from pathlib import Path  # noqa: E402
+
+from acesim.kernels import turn as TK  # noqa: E402
+from acesim.kernels.memory import worker_memory  # noqa: E402
+from acesim.kernels.rng import die  # noqa: E402
+from acesim.kernels.strategy import choose_and_play_double, search_arrays  # noqa: E402
+from acesim.rules import load_ruleset  # noqa: E402
+from acesim.sampling import sample_positions  # noqa: E402
+from acesim.strategies import load_strategy, lowered  # noqa: E402
+
+KERNELS = Path(__file__).resolve().parents[1] / "acesim" / "kernels"
+
+
+def test_the_roll_sequence_is_played_by_one_kernel():
+    """Only ``turn.py`` plays the sequence: no other kernel asks what follows a segment (but the
+    learned strategy's look-ahead, ``strategy.rolls_again``), reads whether the 1-2's double is
+    rolled, or plays that double itself."""
+    readers = {}
+    for path in sorted(KERNELS.glob("*.py")):
+        text = path.read_text()
+        for call in ("after_segment(", "bonus_die_rolled(", "choose_and_play_double(", "choose_double("):
+            n = text.count(call) - text.count(f"def {call}")
+            if n:
+                readers.setdefault(call, {})[path.name] = n
+    assert readers["after_segment("] == {"turn.py": 3, "strategy.py": 1}
+    assert readers["bonus_die_rolled("] == {"turn.py": 1}
+    assert readers["choose_and_play_double("] == {"turn.py": 1}
+    assert readers["choose_double("] == {"strategy.py": 1}  # inside choose_and_play_double
+
+
+SPECS = ["expert", "random", "learned:training/rules-h80.ckpt.npz"]
+
+
+@pytest.mark.parametrize("acey", ["choose", "roll-die"])
+@pytest.mark.parametrize("spec", SPECS)
+def test_play_roll_plays_the_segment_then_the_double_a_1_2_earns(acey, spec):
+    """A 1-2 from sampled positions: ``play_roll`` equals the segment, then the double as
+    ``choose_and_play_double`` or a rolled die plays it, drawing the same from both streams;
+    ``expected`` gives, under roll-die, each of the six doubles from the segment's position."""
+    rules = load_ruleset("european", [f"acey_deucey={acey}"])
+    ra = rules.to_array()
+    seq = T.roll_sequence(ra)
+    s = load_strategy(spec)
+    weights = lowered(s, s, rules).weights[0]
+    boards, _ = sample_positions(rules, 30, seed=8)
+    outcomes = np.zeros((TK.MAX_OUTCOMES, L.BOARD_SIZE), dtype=L.BOARD_DTYPE)
+    steps = np.zeros(TK.MAX_OUTCOMES, dtype=np.int64)
+    bonuses = 0
+    for k, board in enumerate(boards):
+        ws, uniform, out, sc = worker_memory(max(s.width, s.choice_width))
+        search = search_arrays(sc)
+        dice = np.array([k + 1, 2, 3, 4], dtype=np.uint64)
+        choices = np.array([5, 6, 7, k + 8], dtype=np.uint64)
+        played, d1, c1 = board.copy(), dice.copy(), choices.copy()
+        ws, uniform, count, chosen, lost = TK.play_roll(played, ra, seq, 1, 2, s.kind, s.width, s.choice_width,
+                                                        weights, d1, c1, ws, uniform, out, sc, search, False,
+                                                        outcomes, steps)
+        by_hand, d2, c2 = board.copy(), dice.copy(), choices.copy()
+        ws, uniform, n, used = TK.play_dice(by_hand, ra, 1, 2, False, s.kind, s.width, weights, c2, ws, uniform,
+                                            out, sc)
+        step = T.after_segment(seq, 1, 2, False, n, used, by_hand[L.OFF] == L.N_CHECKERS)
+        segment_played = by_hand.copy()
+        assert count == 1
+        if step != T.BONUS:
+            assert chosen == 0 and steps[0] == step and lost == n - used
+        else:
+            bonuses += 1
+            if acey == "roll-die":
+                d = die(d2)
+                ws, uniform, n2, used2 = TK.play_dice(by_hand, ra, d, d, True, s.kind, s.width, weights, c2, ws,
+                                                      uniform, out, sc)
+            else:
+                ws, uniform, d, n2, used2 = choose_and_play_double(by_hand, ra, s.kind, s.width, s.choice_width,
+                                                                   weights, c2, ws, uniform, out, sc)
+            assert chosen == d and lost == n - used + n2 - used2
+            assert steps[0] == T.after_segment(seq, d, d, True, n2, used2, by_hand[L.OFF] == L.N_CHECKERS)
+            assert np.array_equal(outcomes[0], segment_played)
+        assert np.array_equal(played, by_hand)
+        assert np.array_equal(d1, d2) and np.array_equal(c1, c2)
+        # valued rather than played
+        valued, c3 = board.copy(), choices.copy()
+        ws, uniform, count, chosen, _ = TK.play_roll(valued, ra, seq, 1, 2, s.kind, s.width, s.choice_width,
+                                                     weights, dice.copy(), c3, ws, uniform, out, sc, search, True,
+                                                     outcomes, steps)
+        if step != T.BONUS or acey == "choose":
+            assert count == 1 and np.array_equal(valued, played)
+            continue
+        assert count == 6 and chosen == 0 and np.array_equal(valued, segment_played)
+        c4 = choices.copy()
+        ws, uniform, _, _ = TK.play_dice(board.copy(), ra, 1, 2, False, s.kind, s.width, weights, c4, ws, uniform,
+                                         out, sc)
+        for d in range(1, 7):
+            six = segment_played.copy()
+            ws, uniform, n2, used2 = TK.play_dice(six, ra, d, d, True, s.kind, s.width, weights, c4, ws, uniform,
+                                                  out, sc)
+            assert np.array_equal(outcomes[d - 1], six)
+            assert steps[d - 1] == T.after_segment(seq, d, d, True, n2, used2, six[L.OFF] == L.N_CHECKERS)
+        assert np.array_equal(c3, c4)
+    assert bonuses >= 10

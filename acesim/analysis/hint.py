@@ -38,9 +38,10 @@ from acesim.errors import AcesimError
 from acesim.kernels import hint as HK
 from acesim.kernels import layout as L
 from acesim.kernels.memory import keep_memory, worker_memory
-from acesim.kernels.strategy import LEARNED, RANDOM, choose_double, rolls_again
+from acesim.kernels.strategy import LEARNED, RANDOM, choose_double
 from acesim.terminal import WIDTH, text_table
-from acesim.kernels.turn import bonus_die_rolled, bonus_lost, is_one_two, roll_sequence
+from acesim.kernels.sequence import BONUS, after_segment, bonus_die_rolled, roll_sequence, still_on_roll
+from acesim.kernels.turn import play_dice
 from acesim.moves import Square, parse_dice, segment_nodes
 from acesim.position import Position
 from acesim.rules import Ruleset
@@ -115,8 +116,8 @@ class _Evaluator:
         """The strategy's own play of the roll from ``board``, as the game loop plays it."""
         result = board.copy()
         m = self.memory
-        ws, uniform, _, _ = HK.play_roll(result, self.array, dice[0], dice[1], bonus, self.kind, self.width,
-                                         self.weights, self.choices, m.plays, m.draws, m.found, m.search)
+        ws, uniform, _, _ = play_dice(result, self.array, dice[0], dice[1], bonus, self.kind, self.width,
+                                      self.weights, self.choices, m.plays, m.draws, m.found, m.search)
         self.memory = m._replace(plays=ws, draws=uniform)
         keep_memory(self.memory)
         return result
@@ -139,10 +140,10 @@ def _plays_table(evaluator, position, dice, ply, stage, bonus, top, double=0):
     1-2 earned comes next.
     """
     nodes = segment_nodes(evaluator.rules, position, dice, bonus)
-    seq = roll_sequence(evaluator.array)
-    n = len(nodes.segment)
-    again = bool(rolls_again(evaluator.array, dice[0], dice[1], bonus)) and not bonus_lost(seq, n, nodes.dice_used)
-    bonus_next = again and not bonus and bool(is_one_two(dice[0], dice[1]))
+    # what follows every play of the segment but one that wins (the values know a won game)
+    step = after_segment(roll_sequence(evaluator.array), dice[0], dice[1], bonus, len(nodes.segment),
+                         nodes.dice_used, False)
+    again, bonus_next = bool(still_on_roll(step)), step == BONUS
     values, deep = evaluator.values(nodes.boards, again, ply, bonus_next)
     own = evaluator.own_play(position.to_board(), dice, bonus)
     plies = np.where(deep, 2, 1) if ply == 2 else np.full(len(values), ply)

@@ -36,29 +36,10 @@ from acesim.kernels.layout import (
     SCORING_PER_CHECKER,
 )
 from acesim.kernels.memory import Memory
-from acesim.kernels.plays import segment_of
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
-from acesim.kernels.strategy import (
-    LINEAR,
-    RANDOM,
-    choose_and_play_double,
-    exhaustive_play,
-    play_segment,
-    quick_segment,
-    search_arrays,
-)
-from acesim.kernels.turn import (
-    BONUS,
-    FORFEIT,
-    GAME_OVER,
-    ROLL_AGAIN,
-    after_segment,
-    bonus_die_rolled,
-    is_one_two,
-    roll_sequence,
-)
-from acesim.kernels.uniform import FULL as UNIFORM_FULL
-from acesim.kernels.uniform import grown_uniform_scratch, uniform_play
+from acesim.kernels.sequence import FORFEIT, GAME_OVER, ROLL_AGAIN, is_one_two, roll_sequence
+from acesim.kernels.strategy import search_arrays
+from acesim.kernels.turn import MAX_OUTCOMES, play_roll
 
 # Games share a block key in groups of this size (see acesim.streams).
 GAMES_PER_BLOCK = 256
@@ -129,13 +110,13 @@ T_SIDE, T_DIE_A, T_DIE_B, T_OPENING, T_BONUS_DOUBLE, T_BOARD = 0, 1, 2, 3, 4, 5
 TRACE_WIDTH = T_BOARD + BOARD_SIZE
 
 
-# --- one segment ----------------------------------------------------------------
+# --- one roll --------------------------------------------------------------------
 
 
 @njit(cache=True, inline="always")
-def _count_segment(board, before, n, used, record, side, turn_number):
-    """Add one played segment (``before`` -> ``board``) to ``side``'s counters."""
-    record[DICE_LOST + side] += n - used
+def _count_roll(board, before, lost, record, side, turn_number):
+    """Add one played roll (``before`` -> ``board``, its bonus double included) to ``side``'s counters."""
+    record[DICE_LOST + side] += lost
     record[PIPS_MOVED + side] += pip_count(before) - pip_count(board)
     record[HITS + side] += board[OPP_BAR] - before[OPP_BAR]
     if board[OFF] > 0 and record[FIRST_BEAROFF_TURN + side] == 0:
@@ -265,10 +246,9 @@ def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trac
     total_turns = 0
     traced = 0
     # the searches' arrays, taken out of the scratch once (see strategy.search_arrays)
-    segment, play = sc.segment, sc.play
-    node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum = (
-        search_arrays(sc)
-    )
+    search = search_arrays(sc)
+    outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
+    steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
     won = False
     while not won:
         if total_turns >= turn_cap:
@@ -303,45 +283,13 @@ def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trac
                 die_a, die_b = die(dice), die(dice)
             traced = _note_roll(record, trace, traced, side, die_a, die_b, opening, board, stakes)
             before[:] = board
-            # play_segment, with two of its strategies' branches taken here without
-            # the scratch tuple (the tests hold them equal to play_segment)
-            if kind == RANDOM:
-                # straight to the uniform search: quick_segment's two dozen array
-                # arguments cost more than a tenth of a random backgammon roll
-                n = segment_of(rules, die_a, die_b, False, segment)
-                while True:
-                    status, used = uniform_play(board, rules, segment, n, choices, uniform)
-                    if status != UNIFORM_FULL:
-                        break
-                    uniform = grown_uniform_scratch(uniform)
-            elif kind == LINEAR:
-                n, used, found = quick_segment(
-                    board, rules, die_a, die_b, width, w, segment, play, node_sums, child, moves, moves_after, pairs,
-                    beam, beam_scores, beam_sums, parent, parent_sum,
-                )
-                if not found:
-                    ws, used, _ = exhaustive_play(board, rules, segment, n, ws, out, w, sc, play)
-                    board[:] = play
-            else:
-                ws, uniform, n, used = play_segment(
-                    board, rules, die_a, die_b, False, kind, width, w, choices, ws, uniform, out, sc
-                )
-            _count_segment(board, before, n, used, record, side, turn_number)
-            step = after_segment(seq, die_a, die_b, False, n, used, board[OFF] == N_CHECKERS)
-            if step == BONUS:
-                before[:] = board
-                if bonus_die_rolled(seq):
-                    chosen = die(dice)
-                    ws, uniform, n, used = play_segment(
-                        board, rules, chosen, chosen, True, kind, width, w, choices, ws, uniform, out, sc
-                    )
-                else:
-                    ws, uniform, chosen, n, used = choose_and_play_double(
-                        board, rules, kind, width, choice_width, w, choices, ws, uniform, out, sc
-                    )
+            ws, uniform, _, chosen, lost = play_roll(board, rules, seq, die_a, die_b, kind, width, choice_width, w,
+                                                     dice, choices, ws, uniform, out, sc, search, False, outcomes,
+                                                     steps)
+            if chosen:
                 _note_bonus(record, trace, traced, side, chosen)
-                _count_segment(board, before, n, used, record, side, turn_number)
-                step = after_segment(seq, chosen, chosen, True, n, used, board[OFF] == N_CHECKERS)
+            _count_roll(board, before, lost, record, side, turn_number)
+            step = steps[0]
             if step == GAME_OVER:
                 won = True
                 break

@@ -32,17 +32,15 @@ from acesim.kernels.evaluate import summarize, summary_score
 from acesim.kernels.layout import (
     BOARD_DTYPE,
     BOARD_SIZE,
-    MAX_SEGMENT,
     N_CHECKERS,
     OFF,
 )
 from acesim.kernels.net import M_OBJECTIVE, M_OUTPUTS, M_POINTS_SCALE, OBJECTIVE_POINTS, WIN_EQUITY
 from acesim.kernels.net import bounded_points, outputs, ranker_of
 from acesim.kernels.game import points_won
-from acesim.kernels.luck import N_ROLLS, ROLL_A, ROLL_B
-from acesim.kernels.plays import segment_of
-from acesim.kernels.strategy import LEARNED, choose_and_play_double, play_segment, rolls_again, scored_play
-from acesim.kernels.turn import bonus_die_rolled, bonus_lost, is_one_two, roll_sequence
+from acesim.kernels.sequence import ROLL_AGAIN, roll_sequence
+from acesim.kernels.strategy import LEARNED, scored_play, search_arrays
+from acesim.kernels.turn import MAX_OUTCOMES, N_ROLLS, ROLL_A, ROLL_B, ROLL_WEIGHT, play_bonus, play_roll
 
 N_VALUES = 4  # score, equity, win, points
 V_SCORE, V_EQUITY, V_WIN, V_POINTS = range(N_VALUES)
@@ -111,31 +109,30 @@ def values_of(boards, rules, kind, weights, again, ply0, sc, values):
 
 
 @njit(cache=True)
-def _chosen_double(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, work, value):
-    """The ply-1 value of the double the strategy plays after its 1-2 reached ``board``.
+def _roll_value(board, rules, seq, a, b, bonus_next, kind, width, choice_width, weights, choices, ws, uniform, out,
+                sc, search, work, outcomes, steps, value):
+    """The ply-1 value, to the side on roll in ``board``, after its play of roll ``(a, b)`` (``turn.play_roll``).
 
-    Chosen: as the game loop plays it (``choose_and_play_double``).  Rolled
-    (``roll-die``): the mean over the six doubles, each played by the search.
+    ``bonus_next``: a 1-2's segment is already played on ``board`` and what
+    comes next is the double it earned (``turn.play_bonus``: chosen, or the
+    mean over the six when rolled); ``(a, b)`` is then not played.
     """
-    seq = roll_sequence(rules)
-    acc = np.zeros(N_VALUES)
-    if bonus_die_rolled(seq):
-        segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
-        result = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
-        for d in range(1, 7):
-            n = segment_of(rules, d, d, True, segment)
-            again = rolls_again(rules, d, d, True)
-            ws, used, _ = best_of(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
-            position_value(result, rules, kind, weights, again and not bonus_lost(seq, n, used), sc, value)
-            for k in range(N_VALUES):
-                acc[k] += value[k] / 6.0
-        value[:] = acc
-        return ws, uniform
     work[:] = board
-    ws, uniform, chosen, n, used = choose_and_play_double(work, rules, kind, width, choice_width, weights, choices,
-                                                          ws, uniform, out, sc)
-    again = rolls_again(rules, chosen, chosen, True) and not bonus_lost(seq, n, used)
-    position_value(work, rules, kind, weights, again, sc, value)
+    if bonus_next:  # the 1-2's segment played: only its double is left, as play_roll plays it
+        ws, uniform, count, _, _ = play_bonus(work, rules, seq, kind, width, choice_width, weights, choices, choices,
+                                              ws, uniform, out, sc, True, outcomes, steps)
+    else:
+        ws, uniform, count, _, _ = play_roll(work, rules, seq, a, b, kind, width, choice_width, weights, choices,
+                                             choices, ws, uniform, out, sc, search, True, outcomes, steps)
+    if count == 1:
+        position_value(work, rules, kind, weights, steps[0] == ROLL_AGAIN, sc, value)
+        return ws, uniform
+    acc = np.zeros(N_VALUES)
+    for d in range(count):
+        position_value(outcomes[d], rules, kind, weights, steps[d] == ROLL_AGAIN, sc, value)
+        for k in range(N_VALUES):
+            acc[k] += value[k] / 6.0
+    value[:] = acc
     return ws, uniform
 
 
@@ -143,25 +140,18 @@ def _chosen_double(board, rules, kind, width, choice_width, weights, choices, ws
 def roll_values(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, values):
     """The ply-1 value, to the side on roll in ``board`` (its view), after each of the 21 rolls, into ``values``.
 
-    Row ``r`` is roll ``(ROLL_A[r], ROLL_B[r])`` of ``kernels.luck``, played by
-    the strategy's own search; a 1-2 that earns a double goes on to the
-    double (``_chosen_double``).  Returns the memory, which may have grown.
+    Row ``r`` is roll ``(ROLL_A[r], ROLL_B[r])`` of ``kernels.turn``, played
+    by the strategy's own search as the game loop plays it, the double a 1-2
+    earns included.  Returns the memory, which may have grown.
     """
     seq = roll_sequence(rules)
-    segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
-    result = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
     work = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
+    outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
+    steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
+    search = search_arrays(sc)
     for r in range(N_ROLLS):
-        a, b = ROLL_A[r], ROLL_B[r]
-        n = segment_of(rules, a, b, False, segment)
-        again = rolls_again(rules, a, b, False)
-        ws, used, _ = best_of(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
-        again = again and not bonus_lost(seq, n, used)
-        if again and is_one_two(a, b) and result[OFF] != N_CHECKERS:
-            ws, uniform = _chosen_double(result, rules, kind, width, choice_width, weights, choices, ws,
-                                         uniform, out, sc, work, values[r])
-        else:
-            position_value(result, rules, kind, weights, again, sc, values[r])
+        ws, uniform = _roll_value(board, rules, seq, ROLL_A[r], ROLL_B[r], False, kind, width, choice_width, weights,
+                                  choices, ws, uniform, out, sc, search, work, outcomes, steps, values[r])
     return ws, uniform
 
 
@@ -174,7 +164,7 @@ def roll_average(board, rules, kind, width, choice_width, weights, choices, ws, 
     for k in range(N_VALUES):
         total = 0.0
         for r in range(N_ROLLS):
-            total += (1.0 if ROLL_A[r] == ROLL_B[r] else 2.0) * values[r, k]
+            total += ROLL_WEIGHT[r] * values[r, k]
         value[k] = total / 36.0  # in 36ths, so that equal values average to exactly that value
     value[V_SCORE] = value[V_EQUITY]
     return ws, uniform
@@ -194,8 +184,10 @@ def deeper_value(board, rules, kind, width, choice_width, weights, again, bonus_
         return ws, uniform
     if bonus_next:
         work = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
-        ws, uniform = _chosen_double(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out,
-                                     sc, work, value)
+        outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
+        steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
+        ws, uniform = _roll_value(board, rules, roll_sequence(rules), 1, 2, True, kind, width, choice_width, weights,
+                                  choices, ws, uniform, out, sc, search_arrays(sc), work, outcomes, steps, value)
         value[V_SCORE] = value[V_EQUITY]
         return ws, uniform
     if again:
@@ -208,9 +200,3 @@ def deeper_value(board, rules, kind, width, choice_width, weights, again, bonus_
     value[V_POINTS] = -value[V_POINTS]
     value[V_SCORE] = value[V_EQUITY]
     return ws, uniform
-
-
-@njit(cache=True)
-def play_roll(board, rules, die_a, die_b, bonus, kind, width, weights, choices, ws, uniform, out, sc):
-    """``strategy.play_segment`` (in place on ``board``) compiled once, for the hint and the rollout trials."""
-    return play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choices, ws, uniform, out, sc)

@@ -25,8 +25,18 @@ from acesim.kernels.game import T_BOARD, T_DIE_A, T_DIE_B, T_OPENING, T_SIDE
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE, N_CHECKERS, OFF, OPP_OFF
 from acesim.kernels.memory import Memory
 from acesim.kernels.net import NET_TAG, win_probability
-from acesim.kernels.strategy import choose_double, play_segment
-from acesim.kernels.turn import BONUS, GAME_OVER, ROLL_AGAIN, after_segment, bonus_die_rolled, roll_sequence
+from acesim.kernels.sequence import GAME_OVER, ROLL_AGAIN, roll_sequence
+from acesim.kernels.strategy import search_arrays
+from acesim.kernels.turn import (  # noqa: F401 (the roll table, re-exported: the analyses know it from here)
+    MAX_OUTCOMES,
+    N_ROLLS,
+    OPENING_P,
+    ROLL_A,
+    ROLL_B,
+    ROLL_P,
+    play_roll,
+    roll_index,
+)
 
 # The inputs: the evaluation features of the side on roll, the same of its
 # opponent (from the opponent's view), and both pip counts in units of 25.
@@ -37,13 +47,6 @@ INPUTS = (
 )
 N_INPUTS = len(INPUTS)
 assert N_INPUTS == 2 * N_FEATURES + 2
-
-# The 21 distinct rolls and their probabilities (1/36 a double, 2/36 otherwise).
-ROLL_A = np.array([a for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
-ROLL_B = np.array([b for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
-ROLL_P = np.where(ROLL_A == ROLL_B, 1.0 / 36.0, 2.0 / 36.0)
-OPENING_P = np.where(ROLL_A == ROLL_B, 0.0, 1.0 / 15.0)
-N_ROLLS = 21
 
 
 @njit(cache=True)
@@ -96,43 +99,25 @@ def _after_turn(board, rules, again, coef, flipped, x, other, sc):
 
 
 @njit(cache=True)
-def _bonus_value(work, rules, d, kind, width, weights, choices, ws, uniform, out, sc, coef, flipped, x,
-                 other):
-    """Play the double ``d`` earned by a 1-2 on ``work`` and value the result."""
-    ws, uniform, n, used = play_segment(work, rules, d, d, True, kind, width, weights, choices, ws, uniform,
-                                        out, sc)
-    step = after_segment(roll_sequence(rules), d, d, True, n, used, work[OFF] == N_CHECKERS)
-    return ws, uniform, _after_turn(work, rules, step == ROLL_AGAIN, coef, flipped, x, other, sc)
-
-
-@njit(cache=True)
 def roll_value(board, rules, die_a, die_b, kind, width, choice_width, weights, coef, choices, ws,
-               uniform, out, sc, work, other, flipped, x):
+               uniform, out, sc, search, work, outcomes, steps, other, flipped, x):
     """``W(board, (die_a, die_b))`` for the strategy ``(kind, width, choice_width, weights)``.
 
-    The same steps as ``game.play_game`` takes for one roll.  Returns ``(ws, uniform, W)``.
+    The roll played as the game loop plays it (``turn.play_roll``); under
+    ``roll-die`` the mean over the six doubles.  Returns ``(ws, uniform, W)``.
     """
     work[:] = board
-    ws, uniform, n, used = play_segment(work, rules, die_a, die_b, False, kind, width, weights, choices, ws,
-                                        uniform, out, sc)
-    seq = roll_sequence(rules)
-    step = after_segment(seq, die_a, die_b, False, n, used, work[OFF] == N_CHECKERS)
-    if step == GAME_OVER:
-        return ws, uniform, 1.0
-    if step == BONUS:
-        if bonus_die_rolled(seq):
-            total = 0.0
-            played = work.copy()
-            for d in range(1, 7):
-                work[:] = played
-                ws, uniform, v = _bonus_value(work, rules, d, kind, width, weights, choices, ws,
-                                              uniform, out, sc, coef, flipped, x, other)
-                total += v
-            return ws, uniform, total / 6.0
-        ws, d = choose_double(work, rules, kind, choice_width, weights, choices, ws, out, sc)
-        return _bonus_value(work, rules, d, kind, width, weights, choices, ws, uniform, out, sc, coef,
-                            flipped, x, other)
-    return ws, uniform, _after_turn(work, rules, step == ROLL_AGAIN, coef, flipped, x, other, sc)
+    ws, uniform, count, _, _ = play_roll(work, rules, roll_sequence(rules), die_a, die_b, kind, width, choice_width,
+                                         weights, choices, choices, ws, uniform, out, sc, search, True, outcomes,
+                                         steps)
+    if count == 1:
+        if steps[0] == GAME_OVER:
+            return ws, uniform, 1.0
+        return ws, uniform, _after_turn(work, rules, steps[0] == ROLL_AGAIN, coef, flipped, x, other, sc)
+    total = 0.0
+    for d in range(count):
+        total += _after_turn(outcomes[d], rules, steps[d] == ROLL_AGAIN, coef, flipped, x, other, sc)
+    return ws, uniform, total / count
 
 
 @njit(cache=True)
@@ -142,20 +127,15 @@ def roll_values(board, rules, kind, width, choice_width, weights, coef, choices,
     work = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
     other = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
     flipped = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
+    steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
     x = np.empty(N_INPUTS, dtype=np.float64)
+    search = search_arrays(sc)
     for r in range(N_ROLLS):
         ws, uniform, values[r] = roll_value(board, rules, ROLL_A[r], ROLL_B[r], kind, width,
                                             choice_width, weights, coef, choices, ws, uniform, out,
-                                            sc, work, other, flipped, x)
+                                            sc, search, work, outcomes, steps, other, flipped, x)
     return ws, uniform
-
-
-@njit(cache=True)
-def roll_index(a, b):
-    """The index of roll ``(a, b)`` among the 21 (``ROLL_A``, ``ROLL_B``)."""
-    lo = min(a, b)
-    hi = max(a, b)
-    return (lo - 1) * (14 - lo) // 2 + (hi - lo)
 
 
 # Columns of ``trace_luck``'s rows, one per traced roll.

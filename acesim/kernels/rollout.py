@@ -2,9 +2,9 @@
 
 A trial plays the position to the end (or for ``truncate`` rolls, then asks
 the network) with both sides played by one strategy, and returns the result
-for the side on roll at the start (side 0).  The roll sequence is the game
-loop's (``turn.after_segment``: the 1-2's double, extra rolls, forfeits, the
-end at 15 off) and a won game scores ``game.points_won``.
+for the side on roll at the start (side 0).  Each roll is the game loop's
+(``turn.play_roll``: the 1-2's double, extra rolls, forfeits, the end at 15
+off) and a won game scores ``game.points_won``.
 
 Trial ``g`` takes its streams as game ``g`` of ``game.play_games`` does, so
 every candidate of a rollout sees the same dice in trial ``g`` (common dice,
@@ -29,14 +29,13 @@ from numba import njit
 
 from acesim.kernels.board import check_invariants, flip
 from acesim.kernels.game import GAMES_PER_BLOCK, points_won
-from acesim.kernels.hint import N_VALUES, V_EQUITY, V_POINTS, V_WIN, play_roll, position_value, roll_values
-from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE, N_CHECKERS, OFF, R_STAKES_DOUBLE_ON_1_2
-from acesim.kernels.luck import N_ROLLS, ROLL_A, ROLL_B, roll_index
+from acesim.kernels.hint import N_VALUES, V_EQUITY, V_POINTS, V_WIN, position_value, roll_values
+from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE, R_STAKES_DOUBLE_ON_1_2
 from acesim.kernels.memory import Memory
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
-from acesim.kernels.strategy import choose_and_play_double
-from acesim.kernels.turn import BONUS, GAME_OVER, ROLL_AGAIN, after_segment, bonus_die_rolled, is_one_two
-from acesim.kernels.turn import roll_sequence
+from acesim.kernels.sequence import GAME_OVER, ROLL_AGAIN, is_one_two, roll_sequence
+from acesim.kernels.strategy import search_arrays
+from acesim.kernels.turn import MAX_OUTCOMES, N_ROLLS, ROLL_WEIGHT, play_roll, roll_index
 
 # Columns of a trial's row.
 X_POINTS, X_WIN, X_LUCK_POINTS, X_LUCK_WIN, X_ROLLS, X_END = range(6)
@@ -61,12 +60,11 @@ def _luck(board, rules, kind, width, choice_width, weights, choices, ws, uniform
     """The luck of roll ``(a, b)`` for the side on roll in ``board``: ``luck[0]`` points, ``luck[1]`` wins."""
     ws, uniform = roll_values(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc,
                               values)
-    # weights of 1 and 2 in 36ths, so that 21 equal values average to exactly that value
+    # weights in 36ths, so that 21 equal values average to exactly that value
     mean_points, mean_win = 0.0, 0.0
     for r in range(N_ROLLS):
-        weight = 1.0 if ROLL_A[r] == ROLL_B[r] else 2.0
-        mean_points += weight * values[r, V_POINTS]
-        mean_win += weight * values[r, V_WIN]
+        mean_points += ROLL_WEIGHT[r] * values[r, V_POINTS]
+        mean_win += ROLL_WEIGHT[r] * values[r, V_WIN]
     mean_points /= 36.0
     mean_win /= 36.0
     r = roll_index(a, b)
@@ -97,6 +95,9 @@ def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_
     values = np.zeros((N_ROLLS, N_VALUES))
     value = np.zeros(N_VALUES)
     luck = np.zeros(2)
+    search = search_arrays(sc)
+    outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
+    steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
     first_block = first_trial // GAMES_PER_BLOCK
     for i in range(rows.shape[0]):
         g = first_trial + i
@@ -107,40 +108,25 @@ def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_
         rolls = 0
         turns = 1
         luck_points, luck_win = 0.0, 0.0
-        pending_bonus = False  # the double a 1-2 just earned is played next
         end = END_TRUNCATED
         while True:
+            if (truncate > 0 and rolls >= truncate) or turns > turn_cap:
+                end = END_TRUNCATED if turns <= turn_cap else END_CAPPED
+                break
             kind, width, choice_width, w = kinds[side], widths[side, 0], widths[side, 1], weights[side]
-            if pending_bonus:
-                pending_bonus = False
-                if bonus_die_rolled(seq):
-                    chosen = die(dice)
-                    ws, uniform, n, used = play_roll(board, rules, chosen, chosen, True, kind, width, w,
-                                                        choices, ws, uniform, out, sc)
-                else:
-                    ws, uniform, chosen, n, used = choose_and_play_double(board, rules, kind, width, choice_width,
-                                                                          w, choices, ws, uniform, out, sc)
-                step = after_segment(seq, chosen, chosen, True, n, used, board[OFF] == N_CHECKERS)
-            else:
-                if (truncate > 0 and rolls >= truncate) or turns > turn_cap:
-                    end = END_TRUNCATED if turns <= turn_cap else END_CAPPED
-                    break
-                a, b = _roll(g, rolls, dice)
-                rolls += 1
-                if reduce:
-                    ws, uniform = _luck(board, rules, kind, width, choice_width, w, choices, ws, uniform, out, sc,
-                                        values, a, b, luck)
-                    sign = 1.0 if side == 0 else -1.0
-                    luck_points += sign * luck[0] * float(1 << stakes)  # the network values a single stake
-                    luck_win += sign * luck[1]
-                if stakes_on and is_one_two(a, b):
-                    stakes += 1
-                ws, uniform, n, used = play_roll(board, rules, a, b, False, kind, width, w, choices, ws,
-                                                    uniform, out, sc)
-                step = after_segment(seq, a, b, False, n, used, board[OFF] == N_CHECKERS)
-                if step == BONUS:
-                    pending_bonus = True
-                    continue
+            a, b = _roll(g, rolls, dice)
+            rolls += 1
+            if reduce:
+                ws, uniform = _luck(board, rules, kind, width, choice_width, w, choices, ws, uniform, out, sc,
+                                    values, a, b, luck)
+                sign = 1.0 if side == 0 else -1.0
+                luck_points += sign * luck[0] * float(1 << stakes)  # the network values a single stake
+                luck_win += sign * luck[1]
+            if stakes_on and is_one_two(a, b):
+                stakes += 1
+            ws, uniform, _, _, _ = play_roll(board, rules, seq, a, b, kind, width, choice_width, w, dice, choices,
+                                             ws, uniform, out, sc, search, False, outcomes, steps)
+            step = steps[0]
             if step == GAME_OVER:
                 end = END_WON
                 break

@@ -72,7 +72,7 @@ from acesim.kernels.layout import (
 from acesim.kernels.net import WIN_EQUITY, equity_of, new_net_scratch, ranker_of
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.rng import below
-from acesim.kernels.turn import after_segment, bonus_lost, roll_sequence, still_on_roll
+from acesim.kernels.sequence import after_segment, bonus_lost, roll_sequence, still_on_roll
 from acesim.kernels.uniform import FULL as UNIFORM_FULL
 from acesim.kernels.uniform import grown_uniform_scratch, uniform_play
 

@@ -1,93 +1,158 @@
-"""The roll sequence of a turn (docs/rules.md section 3): what follows each played segment.
+"""A turn's rolls played (docs/rules.md section 3): a roll's segment, then the double a 1-2 earns.
 
-A turn is a run of rolls.  After a roll's segment is played the turn goes on
-with the 1-2 bonus double, an extra roll, or ends: passing to the opponent, a
-bonus forfeited under ``bonus_needs_full_use``, or the game won at 15 off.
-Every caller that plays turns (the game loop, the random walk, the luck
-kernels' roll valuation, the learned strategy's scores) plays the segments
-itself and asks ``after_segment`` what comes next, so the order of the roll
-sequence and its knobs are written here once.
+``play_roll`` is the one kernel that plays the roll sequence.  The game loop
+(and so self-play), the rollout trials, the luck kernels' roll values and the
+hint's values one roll deeper all play a roll through it, and only it asks
+``sequence.after_segment`` what follows a segment: the order of segment,
+bonus double and extra roll, and whether the double after a 1-2 is chosen or
+rolled, are read here once.  A turn is then ``play_roll`` again for as long
+as it returns ``ROLL_AGAIN``.
 
-The knobs are read from the rules array once into a tuple of integers
-(``roll_sequence``): the helpers below are inlined into the hot loops, and a
-tuple of integers costs nothing to bind there, where an array costs atomic
-reference counting.
+Callers that play a game draw the double of ``roll-die`` from the dice
+stream; callers that value a roll (``expected``) play each of the six
+doubles instead, and weight the six results equally.
+
+The 21 distinct rolls and their weights are the table below, also the one
+table every roll valuation reads.
 """
 
+import numpy as np
 from numba import njit
 
-from acesim.kernels.layout import (
-    ACEY_DEUCEY_NONE,
-    ACEY_DEUCEY_ROLL_DIE,
-    R_ACEY_DEUCEY,
-    R_ACEY_DEUCEY_EXTRA_ROLL,
-    R_BONUS_NEEDS_FULL_USE,
-    R_DOUBLES_EXTRA_ROLL,
+from acesim.kernels.layout import N_CHECKERS, OFF
+from acesim.kernels.plays import segment_of
+from acesim.kernels.rng import die
+from acesim.kernels.sequence import BONUS, after_segment, bonus_die_rolled
+from acesim.kernels.strategy import (
+    LINEAR,
+    RANDOM,
+    choose_and_play_double,
+    exhaustive_play,
+    play_segment,
+    quick_segment,
 )
+from acesim.kernels.uniform import FULL as UNIFORM_FULL
+from acesim.kernels.uniform import grown_uniform_scratch, uniform_play
 
-# What follows a played segment.
-PASS = 0  # the turn ends; the opponent is on roll
-ROLL_AGAIN = 1  # an extra roll: after a double, or after the double a 1-2 earned
-BONUS = 2  # the double a 1-2 earned, chosen or rolled, is played next
-FORFEIT = 3  # a bonus was due but the segment did not use every die: the turn ends
-GAME_OVER = 4  # the mover has borne off its fifteenth checker
+# The 21 distinct rolls, their weights in 36ths (1 a double, 2 otherwise) and
+# probabilities; the opening dice (opening = use) are never a double.
+ROLL_A = np.array([a for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
+ROLL_B = np.array([b for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
+ROLL_WEIGHT = np.where(ROLL_A == ROLL_B, 1.0, 2.0)
+ROLL_P = ROLL_WEIGHT / 36.0
+OPENING_P = np.where(ROLL_A == ROLL_B, 0.0, 1.0 / 15.0)
+N_ROLLS = 21
 
-# The fields of ``roll_sequence``'s tuple.
-_ACEY_DEUCEY, _BONUS_EXTRA_ROLL, _DOUBLES_EXTRA_ROLL, _FULL_USE = 0, 1, 2, 3
+# A valued roll under roll-die has one outcome per double rolled after the 1-2.
+MAX_OUTCOMES = 6
 
 
 @njit(cache=True)
-def roll_sequence(rules):
-    """The roll sequence's knobs of ``rules``, as the tuple the helpers below take."""
-    return (rules[R_ACEY_DEUCEY], rules[R_ACEY_DEUCEY_EXTRA_ROLL], rules[R_DOUBLES_EXTRA_ROLL],
-            rules[R_BONUS_NEEDS_FULL_USE])
+def roll_index(a, b):
+    """The index of roll ``(a, b)`` among the 21 (``ROLL_A``, ``ROLL_B``)."""
+    lo = min(a, b)
+    hi = max(a, b)
+    return (lo - 1) * (14 - lo) // 2 + (hi - lo)
+
+
+@njit(cache=True)
+def play_dice(board, rules, die_a, die_b, bonus, kind, width, weights, choices, ws, uniform, out, sc):
+    """``strategy.play_segment`` compiled once: the kernels that inline ``play_roll`` call it, rather than
+    each inlining every strategy's search."""
+    return play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choices, ws, uniform, out, sc)
 
 
 @njit(cache=True, inline="always")
-def is_one_two(die_a, die_b):
-    """The roll is a 1-2 (acey-deucey)."""
-    return die_a != die_b and die_a + die_b == 3
+def _first_segment(board, rules, die_a, die_b, kind, width, weights, choices, ws, uniform, out, sc, search):
+    """``strategy.play_segment`` of a roll's dice, in place, two strategies' branches taken without the scratch tuple.
 
-
-@njit(cache=True, inline="always")
-def bonus_lost(seq, n, used):
-    """A bonus due after a segment of ``n`` dice that used ``used`` is forfeited."""
-    return seq[_FULL_USE] != 0 and used < n
-
-
-@njit(cache=True, inline="always")
-def bonus_die_rolled(seq):
-    """The double after a 1-2 is one die rolled (``roll-die``), not the mover's choice."""
-    return seq[_ACEY_DEUCEY] == ACEY_DEUCEY_ROLL_DIE
-
-
-@njit(cache=True, inline="always")
-def after_segment(seq, die_a, die_b, bonus, n, used, won):
-    """What follows the segment of roll ``(die_a, die_b)`` that used ``used`` of its ``n`` dice.
-
-    ``bonus`` marks the double played after a 1-2 (``die_a == die_b`` is that
-    double); ``won``: the mover has all 15 off.  One of ``PASS``,
-    ``ROLL_AGAIN``, ``BONUS``, ``FORFEIT``, ``GAME_OVER``.
+    ``RANDOM`` goes straight to the uniform search and ``LINEAR`` to its
+    search over ``search`` (``strategy.search_arrays``): passing the scratch
+    tuple costs more than a tenth of a random backgammon roll.  The tests hold
+    both equal to ``play_segment``.  Returns ``(ws, uniform, n, used)``.
     """
-    if won:
-        return GAME_OVER  # a turn that reaches 15 off ends the game at once
-    if bonus:
-        due = seq[_BONUS_EXTRA_ROLL] != 0
-        follows = ROLL_AGAIN
-    elif is_one_two(die_a, die_b):
-        due = seq[_ACEY_DEUCEY] != ACEY_DEUCEY_NONE
-        follows = BONUS
-    else:
-        due = die_a == die_b and seq[_DOUBLES_EXTRA_ROLL] != 0
-        follows = ROLL_AGAIN
-    if not due:
-        return PASS
-    if bonus_lost(seq, n, used):
-        return FORFEIT
-    return follows
+    if kind == RANDOM:
+        segment = sc.segment
+        n = segment_of(rules, die_a, die_b, False, segment)
+        while True:
+            status, used = uniform_play(board, rules, segment, n, choices, uniform)
+            if status != UNIFORM_FULL:
+                break
+            uniform = grown_uniform_scratch(uniform)
+        return ws, uniform, n, used
+    if kind == LINEAR:
+        node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum = search
+        n, used, found = quick_segment(
+            board, rules, die_a, die_b, width, weights, sc.segment, sc.play, node_sums, child, moves, moves_after,
+            pairs, beam, beam_scores, beam_sums, parent, parent_sum,
+        )
+        if not found:
+            ws, used, _ = exhaustive_play(board, rules, sc.segment, n, ws, out, weights, sc, sc.play)
+            board[:] = sc.play
+        return ws, uniform, n, used
+    return play_dice(board, rules, die_a, die_b, False, kind, width, weights, choices, ws, uniform, out, sc)
 
 
 @njit(cache=True, inline="always")
-def still_on_roll(step):
-    """After ``step`` the same side plays again (its bonus double or an extra roll)."""
-    return step == ROLL_AGAIN or step == BONUS
+def play_bonus(board, rules, seq, kind, width, choice_width, weights, dice, choices, ws, uniform, out, sc, expected,
+               outcomes, steps):
+    """Play the double a 1-2 earned on ``board`` (in place, the 1-2's segment already played); ``play_roll``'s end.
+
+    The double is the strategy's choice (``choose_and_play_double``, beam
+    ``choice_width``) or, under ``roll-die``, one die: drawn from ``dice``,
+    or, when ``expected``, each of the six played from a copy into
+    ``outcomes[d - 1]``; otherwise ``outcomes[0]`` keeps the position the
+    double is played from.  ``steps[k]`` receives what follows outcome ``k``.
+    Returns ``(ws, uniform, outcomes, double played or 0, dice lost)``.
+    """
+    if bonus_die_rolled(seq):
+        if expected:
+            for d in range(1, 7):
+                outcome = outcomes[d - 1]
+                outcome[:] = board
+                ws, uniform, n, used = play_dice(outcome, rules, d, d, True, kind, width, weights, choices, ws,
+                                                 uniform, out, sc)
+                steps[d - 1] = after_segment(seq, d, d, True, n, used, outcome[OFF] == N_CHECKERS)
+            return ws, uniform, MAX_OUTCOMES, 0, 0
+        outcomes[0, :] = board
+        chosen = die(dice)
+        ws, uniform, n, used = play_dice(board, rules, chosen, chosen, True, kind, width, weights, choices, ws,
+                                         uniform, out, sc)
+    else:
+        outcomes[0, :] = board
+        ws, uniform, chosen, n, used = choose_and_play_double(board, rules, kind, width, choice_width, weights,
+                                                              choices, ws, uniform, out, sc)
+    steps[0] = after_segment(seq, chosen, chosen, True, n, used, board[OFF] == N_CHECKERS)
+    return ws, uniform, 1, chosen, n - used
+
+
+@njit(cache=True, inline="always")
+def play_roll(board, rules, seq, die_a, die_b, kind, width, choice_width, weights, dice, choices, ws, uniform, out,
+              sc, search, expected, outcomes, steps):
+    """Play roll ``(die_a, die_b)`` on ``board`` in place by strategy ``kind``, and the double a 1-2 earns.
+
+    ``seq`` is ``sequence.roll_sequence(rules)``; ``search`` is
+    ``strategy.search_arrays(sc)``, taken out once by the caller.  The roll's
+    segment is played; when it earns the 1-2's double (``BONUS``) the double
+    is played by ``play_bonus``: chosen, drawn from ``dice`` under
+    ``roll-die``, or, when ``expected``, each of the six into ``outcomes``.
+    ``steps[k]`` receives what follows outcome ``k``
+    (``sequence.after_segment``: ``PASS``, ``ROLL_AGAIN``, ``FORFEIT`` or
+    ``GAME_OVER``); outcome 0 is ``board`` itself unless there are six.  A
+    double played after a 1-2 in a game (not ``expected``) leaves the
+    position it was played from in ``outcomes[0]``.
+
+    Returns ``(ws, uniform, outcomes, double played or 0, dice lost)``:
+    either memory may have grown; ``outcomes`` is 1, or 6 for the six rolled
+    doubles, each of probability 1/6 (``board`` then holds the position after
+    the 1-2's segment).
+    """
+    ws, uniform, n, used = _first_segment(board, rules, die_a, die_b, kind, width, weights, choices, ws, uniform,
+                                          out, sc, search)
+    step = after_segment(seq, die_a, die_b, False, n, used, board[OFF] == N_CHECKERS)
+    if step == BONUS:
+        ws, uniform, count, chosen, lost = play_bonus(board, rules, seq, kind, width, choice_width, weights, dice,
+                                                      choices, ws, uniform, out, sc, expected, outcomes, steps)
+        return ws, uniform, count, chosen, lost + n - used
+    steps[0] = step
+    return ws, uniform, 1, 0, n - used
