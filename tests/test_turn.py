@@ -70,7 +70,10 @@ from pathlib import Path  # noqa: E402
 from acesim.kernels import turn as TK  # noqa: E402
 from acesim.kernels.memory import worker_memory  # noqa: E402
 from acesim.kernels.rng import die  # noqa: E402
-from acesim.kernels.strategy import choose_and_play_double, search_arrays  # noqa: E402
+from acesim.kernels.board import flip  # noqa: E402
+from acesim.kernels.game import T_BOARD, T_BONUS_DOUBLE, T_DIE_A, T_DIE_B, T_SIDE  # noqa: E402
+from acesim.kernels.strategy import choose_and_play_double  # noqa: E402
+from acesim.games import trace_games  # noqa: E402
 from acesim.rules import load_ruleset  # noqa: E402
 from acesim.sampling import sample_positions  # noqa: E402
 from acesim.strategies import load_strategy, lowered  # noqa: E402
@@ -89,7 +92,8 @@ def test_the_roll_sequence_is_played_by_one_kernel():
             n = text.count(call) - text.count(f"def {call}")
             if n:
                 readers.setdefault(call, {})[path.name] = n
-    assert readers["after_segment("] == {"turn.py": 3, "strategy.py": 1}
+    # play_roll and play_bonus; the learned look-ahead; the game loop, after its own fast segment searches
+    assert readers["after_segment("] == {"turn.py": 3, "strategy.py": 1, "game.py": 1}
     assert readers["bonus_die_rolled("] == {"turn.py": 1}
     assert readers["choose_and_play_double("] == {"turn.py": 1}
     assert readers["choose_double("] == {"strategy.py": 1}  # inside choose_and_play_double
@@ -115,12 +119,11 @@ def test_play_roll_plays_the_segment_then_the_double_a_1_2_earns(acey, spec):
     bonuses = 0
     for k, board in enumerate(boards):
         ws, uniform, out, sc = worker_memory(max(s.width, s.choice_width))
-        search = search_arrays(sc)
         dice = np.array([k + 1, 2, 3, 4], dtype=np.uint64)
         choices = np.array([5, 6, 7, k + 8], dtype=np.uint64)
         played, d1, c1 = board.copy(), dice.copy(), choices.copy()
         ws, uniform, count, chosen, lost = TK.play_roll(played, ra, seq, 1, 2, s.kind, s.width, s.choice_width,
-                                                        weights, d1, c1, ws, uniform, out, sc, search, False,
+                                                        weights, d1, c1, ws, uniform, out, sc, False,
                                                         outcomes, steps)
         by_hand, d2, c2 = board.copy(), dice.copy(), choices.copy()
         ws, uniform, n, used = TK.play_dice(by_hand, ra, 1, 2, False, s.kind, s.width, weights, c2, ws, uniform,
@@ -147,7 +150,7 @@ def test_play_roll_plays_the_segment_then_the_double_a_1_2_earns(acey, spec):
         # valued rather than played
         valued, c3 = board.copy(), choices.copy()
         ws, uniform, count, chosen, _ = TK.play_roll(valued, ra, seq, 1, 2, s.kind, s.width, s.choice_width,
-                                                     weights, dice.copy(), c3, ws, uniform, out, sc, search, True,
+                                                     weights, dice.copy(), c3, ws, uniform, out, sc, True,
                                                      outcomes, steps)
         if step != T.BONUS or acey == "choose":
             assert count == 1 and np.array_equal(valued, played)
@@ -164,3 +167,42 @@ def test_play_roll_plays_the_segment_then_the_double_a_1_2_earns(acey, spec):
             assert steps[d - 1] == T.after_segment(seq, d, d, True, n2, used2, six[L.OFF] == L.N_CHECKERS)
         assert np.array_equal(c3, c4)
     assert bonuses >= 10
+
+
+@pytest.mark.parametrize("name", ["european", "navy", "backgammon"])
+@pytest.mark.parametrize("spec", ["expert", "racer", "learned:{name}"])
+def test_the_game_loops_rolls_are_play_rolls(name, spec):
+    """Every roll of traced games, replayed from its board through ``play_roll``, reaches the next traced
+    board (flipped when the turn passed) with the double the game played, and the last one wins."""
+    rules = load_ruleset(name)
+    ra = rules.to_array()
+    seq = T.roll_sequence(ra)
+    s = load_strategy(spec.format(name=name))
+    weights = lowered(s, s, rules).weights[0]
+    traces = trace_games(rules, s, s, seed=6, first_game=0, n_games=6)
+    outcomes = np.zeros((TK.MAX_OUTCOMES, L.BOARD_SIZE), dtype=L.BOARD_DTYPE)
+    steps = np.zeros(TK.MAX_OUTCOMES, dtype=np.int64)
+    flipped = np.zeros(L.BOARD_SIZE, dtype=L.BOARD_DTYPE)
+    ws, uniform, out, sc = worker_memory(max(s.width, s.choice_width))
+    no_dice = np.array([1, 2, 3, 4], dtype=np.uint64)  # the presets choose their double: no die is rolled
+    rolls = 0
+    for g in range(len(traces.games)):
+        trace = traces.game_rolls(g)
+        for k, row in enumerate(trace):
+            board = row[T_BOARD:].astype(L.BOARD_DTYPE)
+            ws, uniform, count, chosen, _ = TK.play_roll(board, ra, seq, row[T_DIE_A], row[T_DIE_B], s.kind, s.width,
+                                                         s.choice_width, weights, no_dice, no_dice.copy(), ws,
+                                                         uniform, out, sc, False, outcomes, steps)
+            assert count == 1 and chosen == row[T_BONUS_DOUBLE]
+            if k + 1 == len(trace):
+                assert steps[0] == T.GAME_OVER
+                continue
+            following = trace[k + 1]
+            if following[T_SIDE] == row[T_SIDE]:
+                assert steps[0] == T.ROLL_AGAIN and np.array_equal(board, following[T_BOARD:])
+            else:
+                assert steps[0] in (T.PASS, T.FORFEIT)
+                flip(board, flipped)
+                assert np.array_equal(flipped, following[T_BOARD:])
+            rolls += 1
+    assert rolls > 100

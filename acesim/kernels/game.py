@@ -37,9 +37,12 @@ from acesim.kernels.layout import (
 )
 from acesim.kernels.memory import Memory
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
-from acesim.kernels.sequence import FORFEIT, GAME_OVER, ROLL_AGAIN, is_one_two, roll_sequence
-from acesim.kernels.strategy import search_arrays
-from acesim.kernels.turn import MAX_OUTCOMES, play_roll
+from acesim.kernels.plays import segment_of
+from acesim.kernels.sequence import BONUS, FORFEIT, GAME_OVER, ROLL_AGAIN, after_segment, is_one_two, roll_sequence
+from acesim.kernels.strategy import LINEAR, RANDOM, exhaustive_play, quick_segment, search_arrays
+from acesim.kernels.turn import MAX_OUTCOMES, play_bonus, play_dice
+from acesim.kernels.uniform import FULL as UNIFORM_FULL
+from acesim.kernels.uniform import grown_uniform_scratch, uniform_play
 
 # Games share a block key in groups of this size (see acesim.streams).
 GAMES_PER_BLOCK = 256
@@ -246,7 +249,10 @@ def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trac
     total_turns = 0
     traced = 0
     # the searches' arrays, taken out of the scratch once (see strategy.search_arrays)
-    search = search_arrays(sc)
+    segment, play = sc.segment, sc.play
+    node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum = (
+        search_arrays(sc)
+    )
     outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
     steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
     won = False
@@ -283,10 +289,33 @@ def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trac
                 die_a, die_b = die(dice), die(dice)
             traced = _note_roll(record, trace, traced, side, die_a, die_b, opening, board, stakes)
             before[:] = board
-            ws, uniform, _, chosen, lost = play_roll(board, rules, seq, die_a, die_b, kind, width, choice_width, w,
-                                                     dice, choices, ws, uniform, out, sc, search, False, outcomes,
-                                                     steps)
-            if chosen:
+            # the roll's segment, two strategies' searches taken here without the scratch tuple (binding
+            # it costs a fifth of a heuristic game), then what follows it: turn.play_roll's steps, which
+            # the tests and the records digest hold equal
+            if kind == RANDOM:
+                n = segment_of(rules, die_a, die_b, False, segment)
+                while True:
+                    status, used = uniform_play(board, rules, segment, n, choices, uniform)
+                    if status != UNIFORM_FULL:
+                        break
+                    uniform = grown_uniform_scratch(uniform)
+            elif kind == LINEAR:
+                n, used, found = quick_segment(
+                    board, rules, die_a, die_b, width, w, segment, play, node_sums, child, moves, moves_after, pairs,
+                    beam, beam_scores, beam_sums, parent, parent_sum,
+                )
+                if not found:
+                    ws, used, _ = exhaustive_play(board, rules, segment, n, ws, out, w, sc, play)
+                    board[:] = play
+            else:
+                ws, uniform, n, used = play_dice(board, rules, die_a, die_b, False, kind, width, w, choices, ws,
+                                                 uniform, out, sc)
+            lost = n - used
+            steps[0] = after_segment(seq, die_a, die_b, False, n, used, board[OFF] == N_CHECKERS)
+            if steps[0] == BONUS:
+                ws, uniform, _, chosen, more = play_bonus(board, rules, seq, kind, width, choice_width, w, dice,
+                                                          choices, ws, uniform, out, sc, False, outcomes, steps)
+                lost += more
                 _note_bonus(record, trace, traced, side, chosen)
             _count_roll(board, before, lost, record, side, turn_number)
             step = steps[0]

@@ -39,7 +39,7 @@ from acesim.kernels.net import M_OBJECTIVE, M_OUTPUTS, M_POINTS_SCALE, OBJECTIVE
 from acesim.kernels.net import bounded_points, outputs, ranker_of
 from acesim.kernels.game import points_won
 from acesim.kernels.sequence import ROLL_AGAIN, roll_sequence
-from acesim.kernels.strategy import LEARNED, scored_play, search_arrays
+from acesim.kernels.strategy import LEARNED, scored_play
 from acesim.kernels.turn import MAX_OUTCOMES, N_ROLLS, ROLL_A, ROLL_B, ROLL_WEIGHT, play_bonus, play_roll
 
 N_VALUES = 4  # score, equity, win, points
@@ -110,7 +110,7 @@ def values_of(boards, rules, kind, weights, again, ply0, sc, values):
 
 @njit(cache=True)
 def _roll_value(board, rules, seq, a, b, bonus_next, kind, width, choice_width, weights, choices, ws, uniform, out,
-                sc, search, work, outcomes, steps, value):
+                sc, work, outcomes, steps, value):
     """The ply-1 value, to the side on roll in ``board``, after its play of roll ``(a, b)`` (``turn.play_roll``).
 
     ``bonus_next``: a 1-2's segment is already played on ``board`` and what
@@ -123,7 +123,7 @@ def _roll_value(board, rules, seq, a, b, bonus_next, kind, width, choice_width, 
                                               ws, uniform, out, sc, True, outcomes, steps)
     else:
         ws, uniform, count, _, _ = play_roll(work, rules, seq, a, b, kind, width, choice_width, weights, choices,
-                                             choices, ws, uniform, out, sc, search, True, outcomes, steps)
+                                             choices, ws, uniform, out, sc, True, outcomes, steps)
     if count == 1:
         position_value(work, rules, kind, weights, steps[0] == ROLL_AGAIN, sc, value)
         return ws, uniform
@@ -148,10 +148,9 @@ def roll_values(board, rules, kind, width, choice_width, weights, choices, ws, u
     work = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
     outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
     steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
-    search = search_arrays(sc)
     for r in range(N_ROLLS):
         ws, uniform = _roll_value(board, rules, seq, ROLL_A[r], ROLL_B[r], False, kind, width, choice_width, weights,
-                                  choices, ws, uniform, out, sc, search, work, outcomes, steps, values[r])
+                                  choices, ws, uniform, out, sc, work, outcomes, steps, values[r])
     return ws, uniform
 
 
@@ -187,7 +186,7 @@ def deeper_value(board, rules, kind, width, choice_width, weights, again, bonus_
         outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
         steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
         ws, uniform = _roll_value(board, rules, roll_sequence(rules), 1, 2, True, kind, width, choice_width, weights,
-                                  choices, ws, uniform, out, sc, search_arrays(sc), work, outcomes, steps, value)
+                                  choices, ws, uniform, out, sc, work, outcomes, steps, value)
         value[V_SCORE] = value[V_EQUITY]
         return ws, uniform
     if again:

@@ -26,7 +26,6 @@ from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE, N_CHECKERS, OFF, OPP_
 from acesim.kernels.memory import Memory
 from acesim.kernels.net import NET_TAG, win_probability
 from acesim.kernels.sequence import GAME_OVER, ROLL_AGAIN, roll_sequence
-from acesim.kernels.strategy import search_arrays
 from acesim.kernels.turn import (  # noqa: F401 (the roll table, re-exported: the analyses know it from here)
     MAX_OUTCOMES,
     N_ROLLS,
@@ -100,7 +99,7 @@ def _after_turn(board, rules, again, coef, flipped, x, other, sc):
 
 @njit(cache=True)
 def roll_value(board, rules, die_a, die_b, kind, width, choice_width, weights, coef, choices, ws,
-               uniform, out, sc, search, work, outcomes, steps, other, flipped, x):
+               uniform, out, sc, work, outcomes, steps, other, flipped, x):
     """``W(board, (die_a, die_b))`` for the strategy ``(kind, width, choice_width, weights)``.
 
     The roll played as the game loop plays it (``turn.play_roll``); under
@@ -108,7 +107,7 @@ def roll_value(board, rules, die_a, die_b, kind, width, choice_width, weights, c
     """
     work[:] = board
     ws, uniform, count, _, _ = play_roll(work, rules, roll_sequence(rules), die_a, die_b, kind, width, choice_width,
-                                         weights, choices, choices, ws, uniform, out, sc, search, True, outcomes,
+                                         weights, choices, choices, ws, uniform, out, sc, True, outcomes,
                                          steps)
     if count == 1:
         if steps[0] == GAME_OVER:
@@ -130,11 +129,10 @@ def roll_values(board, rules, kind, width, choice_width, weights, coef, choices,
     outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
     steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
     x = np.empty(N_INPUTS, dtype=np.float64)
-    search = search_arrays(sc)
     for r in range(N_ROLLS):
         ws, uniform, values[r] = roll_value(board, rules, ROLL_A[r], ROLL_B[r], kind, width,
                                             choice_width, weights, coef, choices, ws, uniform, out,
-                                            sc, search, work, outcomes, steps, other, flipped, x)
+                                            sc, work, outcomes, steps, other, flipped, x)
     return ws, uniform
 
 

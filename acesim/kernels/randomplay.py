@@ -18,7 +18,7 @@ from acesim.kernels.memory import Memory
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
 from acesim.kernels.sequence import GAME_OVER, ROLL_AGAIN, roll_sequence
-from acesim.kernels.strategy import RANDOM, search_arrays
+from acesim.kernels.strategy import RANDOM
 from acesim.kernels.turn import MAX_OUTCOMES, play_roll
 
 # The longest game the walker plays, in rolls: random play can wander.
@@ -53,7 +53,6 @@ def random_walk(start, rules, block_key, max_games, max_samples, memory, samples
     ``check_invariants``.  Returns ``(n_samples, first_violation, memory)``.
     """
     ws, uniform, out, sc = memory
-    search = search_arrays(sc)
     dice = np.zeros(STREAM_WORDS, dtype=np.uint64)
     choices = np.zeros(STREAM_WORDS, dtype=np.uint64)
     seed_game_streams(block_key, 0, dice, choices)
@@ -81,7 +80,7 @@ def random_walk(start, rules, block_key, max_games, max_samples, memory, samples
                 if code != OK:
                     return n, code, Memory(ws, uniform, out, sc)
                 ws, uniform, _, chosen, _ = play_roll(board, rules, seq, a, b, RANDOM, 0, 0, no_weights, dice,
-                                                      choices, ws, uniform, out, sc, search, False, outcomes, steps)
+                                                      choices, ws, uniform, out, sc, False, outcomes, steps)
                 if chosen and n < max_samples:  # outcomes[0]: the position the double was played from
                     samples[n, :] = outcomes[0]
                     sample_dice[n, 0], sample_dice[n, 1] = chosen, chosen

@@ -34,7 +34,6 @@ from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE, R_STAKES_DOUBLE_ON_1_
 from acesim.kernels.memory import Memory
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
 from acesim.kernels.sequence import GAME_OVER, ROLL_AGAIN, is_one_two, roll_sequence
-from acesim.kernels.strategy import search_arrays
 from acesim.kernels.turn import MAX_OUTCOMES, N_ROLLS, ROLL_WEIGHT, play_roll, roll_index
 
 # Columns of a trial's row.
@@ -95,7 +94,6 @@ def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_
     values = np.zeros((N_ROLLS, N_VALUES))
     value = np.zeros(N_VALUES)
     luck = np.zeros(2)
-    search = search_arrays(sc)
     outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
     steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
     first_block = first_trial // GAMES_PER_BLOCK
@@ -125,7 +123,7 @@ def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_
             if stakes_on and is_one_two(a, b):
                 stakes += 1
             ws, uniform, _, _, _ = play_roll(board, rules, seq, a, b, kind, width, choice_width, w, dice, choices,
-                                             ws, uniform, out, sc, search, False, outcomes, steps)
+                                             ws, uniform, out, sc, False, outcomes, steps)
             step = steps[0]
             if step == GAME_OVER:
                 end = END_WON

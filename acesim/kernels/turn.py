@@ -1,12 +1,16 @@
 """A turn's rolls played (docs/rules.md section 3): a roll's segment, then the double a 1-2 earns.
 
-``play_roll`` is the one kernel that plays the roll sequence.  The game loop
-(and so self-play), the rollout trials, the luck kernels' roll values and the
-hint's values one roll deeper all play a roll through it, and only it asks
-``sequence.after_segment`` what follows a segment: the order of segment,
-bonus double and extra roll, and whether the double after a 1-2 is chosen or
-rolled, are read here once.  A turn is then ``play_roll`` again for as long
-as it returns ``ROLL_AGAIN``.
+``play_roll`` is the one kernel that plays the roll sequence: the roll's
+segment, then ``sequence.after_segment``'s word on what follows, then the
+double a 1-2 earns (``play_bonus``: whether it is chosen or rolled is read
+here once).  The rollout trials, the random walk, the luck kernels' roll
+values and the hint's values one roll deeper play every roll through it; a
+turn is ``play_roll`` again for as long as it returns ``ROLL_AGAIN``.  The
+game loop (and so self-play) plays the roll's segment with its own fast
+searches, which bind no scratch tuple per roll, and then the same two steps
+(``after_segment``, ``play_bonus``); ``tests/test_turn.py`` replays games
+through ``play_roll`` and keeps the kernels that ask ``after_segment`` to
+these.
 
 Callers that play a game draw the double of ``roll-die`` from the dice
 stream; callers that value a roll (``expected``) play each of the six
@@ -20,19 +24,9 @@ import numpy as np
 from numba import njit
 
 from acesim.kernels.layout import N_CHECKERS, OFF
-from acesim.kernels.plays import segment_of
 from acesim.kernels.rng import die
 from acesim.kernels.sequence import BONUS, after_segment, bonus_die_rolled
-from acesim.kernels.strategy import (
-    LINEAR,
-    RANDOM,
-    choose_and_play_double,
-    exhaustive_play,
-    play_segment,
-    quick_segment,
-)
-from acesim.kernels.uniform import FULL as UNIFORM_FULL
-from acesim.kernels.uniform import grown_uniform_scratch, uniform_play
+from acesim.kernels.strategy import choose_and_play_double, play_segment
 
 # The 21 distinct rolls, their weights in 36ths (1 a double, 2 otherwise) and
 # probabilities; the opening dice (opening = use) are never a double.
@@ -60,37 +54,6 @@ def play_dice(board, rules, die_a, die_b, bonus, kind, width, weights, choices, 
     """``strategy.play_segment`` compiled once: the kernels that inline ``play_roll`` call it, rather than
     each inlining every strategy's search."""
     return play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choices, ws, uniform, out, sc)
-
-
-@njit(cache=True, inline="always")
-def _first_segment(board, rules, die_a, die_b, kind, width, weights, choices, ws, uniform, out, sc, search):
-    """``strategy.play_segment`` of a roll's dice, in place, two strategies' branches taken without the scratch tuple.
-
-    ``RANDOM`` goes straight to the uniform search and ``LINEAR`` to its
-    search over ``search`` (``strategy.search_arrays``): passing the scratch
-    tuple costs more than a tenth of a random backgammon roll.  The tests hold
-    both equal to ``play_segment``.  Returns ``(ws, uniform, n, used)``.
-    """
-    if kind == RANDOM:
-        segment = sc.segment
-        n = segment_of(rules, die_a, die_b, False, segment)
-        while True:
-            status, used = uniform_play(board, rules, segment, n, choices, uniform)
-            if status != UNIFORM_FULL:
-                break
-            uniform = grown_uniform_scratch(uniform)
-        return ws, uniform, n, used
-    if kind == LINEAR:
-        node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum = search
-        n, used, found = quick_segment(
-            board, rules, die_a, die_b, width, weights, sc.segment, sc.play, node_sums, child, moves, moves_after,
-            pairs, beam, beam_scores, beam_sums, parent, parent_sum,
-        )
-        if not found:
-            ws, used, _ = exhaustive_play(board, rules, sc.segment, n, ws, out, weights, sc, sc.play)
-            board[:] = sc.play
-        return ws, uniform, n, used
-    return play_dice(board, rules, die_a, die_b, False, kind, width, weights, choices, ws, uniform, out, sc)
 
 
 @njit(cache=True, inline="always")
@@ -128,12 +91,11 @@ def play_bonus(board, rules, seq, kind, width, choice_width, weights, dice, choi
 
 @njit(cache=True, inline="always")
 def play_roll(board, rules, seq, die_a, die_b, kind, width, choice_width, weights, dice, choices, ws, uniform, out,
-              sc, search, expected, outcomes, steps):
+              sc, expected, outcomes, steps):
     """Play roll ``(die_a, die_b)`` on ``board`` in place by strategy ``kind``, and the double a 1-2 earns.
 
-    ``seq`` is ``sequence.roll_sequence(rules)``; ``search`` is
-    ``strategy.search_arrays(sc)``, taken out once by the caller.  The roll's
-    segment is played; when it earns the 1-2's double (``BONUS``) the double
+    ``seq`` is ``sequence.roll_sequence(rules)``.  The roll's segment is
+    played (``play_dice``); when it earns the 1-2's double (``BONUS``) the double
     is played by ``play_bonus``: chosen, drawn from ``dice`` under
     ``roll-die``, or, when ``expected``, each of the six into ``outcomes``.
     ``steps[k]`` receives what follows outcome ``k``
@@ -147,8 +109,8 @@ def play_roll(board, rules, seq, die_a, die_b, kind, width, choice_width, weight
     doubles, each of probability 1/6 (``board`` then holds the position after
     the 1-2's segment).
     """
-    ws, uniform, n, used = _first_segment(board, rules, die_a, die_b, kind, width, weights, choices, ws, uniform,
-                                          out, sc, search)
+    ws, uniform, n, used = play_dice(board, rules, die_a, die_b, False, kind, width, weights, choices, ws, uniform,
+                                     out, sc)
     step = after_segment(seq, die_a, die_b, False, n, used, board[OFF] == N_CHECKERS)
     if step == BONUS:
         ws, uniform, count, chosen, lost = play_bonus(board, rules, seq, kind, width, choice_width, weights, dice,
