@@ -576,7 +576,21 @@ def rollout(
     rule: RuleOverride = None,
     dice: Annotated[Optional[str], typer.Option(
         "--dice", "-d", help="Roll out the best plays of this roll (after a 1-2: each double) instead.")] = None,
-    candidates: Annotated[int, typer.Option("--candidates", min=1, max=64, help="Plays rolled out with --dice.")] = 4,
+    candidates: Annotated[int, typer.Option(
+        "--candidates", min=1, max=64, help="With --dice, the most plays rolled out after the move filter: the "
+                                            "best within --margin of the best at ply 2 (ply 1 for a heuristic).")
+    ] = 4,
+    margin: Annotated[float, typer.Option(
+        "--margin", help="With --dice, the equity behind the best within which a play is rolled out.")] = 0.10,
+    filter_count: Annotated[int, typer.Option(
+        "--filter-count", help="With --dice and a network, the most plays valued at ply 2: the "
+                                                "best within --filter-margin of the best at ply 1.")] = 16,
+    filter_margin: Annotated[float, typer.Option(
+        "--filter-margin", help="With --dice and a network, the equity behind the best at ply 1 within which "
+                                "a play goes on to ply 2.")] = 0.16,
+    play: Annotated[Optional[list[str]], typer.Option(
+        "--play", help="With --dice, roll out this play too, whatever the filter says, e.g. '13/11 6/5' "
+                       "(repeatable).")] = None,
     games: Annotated[Optional[int], typer.Option(
         "--games", "-n", min=1, max=MAX_GAMES, help="Trials per candidate.  [default: 1296]")] = None,
     strategy: Annotated[str, typer.Option(
@@ -600,8 +614,9 @@ def rollout(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: the settings, the candidates, the outcomes.")] = False,
 ) -> None:
     """Roll out a position or a roll's best plays. Games played on from each, with luck-corrected values."""
+    from acesim.analysis.hint import Filter
     from acesim.position import parse_position
-    from acesim.rollout import format_rollout, rollout_json
+    from acesim.rollout import Choice, format_rollout, rollout_json
     from acesim.rollout import rollout as roll_out
     from acesim.rules import load_ruleset
 
@@ -615,8 +630,9 @@ def rollout(
         if until_ci is None and max_trials is not None:
             raise AcesimError("--max-trials goes with --until-ci; without it, --games is the number of trials")
         trials = (max_trials or UNTIL_CI_CAP) if until_ci is not None else (games or 1296)
+        choice = Choice(candidates, margin, Filter(filter_count, filter_margin), tuple(play or ()))
         with _progress_bar(trials, "trials", progress and not as_json, "trials") as advance:
-            result = roll_out(ruleset, pos, trials, strategy, dice, candidates, truncate, seed, until_ci, reduce,
+            result = roll_out(ruleset, pos, trials, strategy, dice, choice, truncate, seed, until_ci, reduce,
                               n_workers, scheduler, on_progress=(lambda n, half: advance(n, f"±{half:.3f}")) if advance else None)
     _cubeless_note(ruleset, "rollout trials are played without the cube")
     _unreached_note(ruleset, pos, result.attrs["strategy"])

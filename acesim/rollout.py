@@ -4,10 +4,11 @@
 ``position`` (the side on roll moves first) with one strategy on both sides
 and reports the win probability and points per game of the side on roll,
 each with a 95% interval, and the outcome shares.  With ``dice`` the trials
-start from each of the best ``candidates`` plays of that roll (ranked by
-``analysis.hint`` at ply 1; after a 1-2 that earns a double, from the best
-play of each double), and every candidate sees the same dice in trial ``i``,
-so the differences to the best are paired.
+start from each candidate play of that roll, chosen by the move filter in
+stages (``Choice``: ply 1, then ply 2 with a network, then the best within a
+margin, and every play the user names; after a 1-2 that earns a double, from
+the best play of each double), and every candidate sees the same dice in
+trial ``i``, so the differences to the best are paired.
 
 The luck of every roll is measured by the strategy's network
 (``kernels.rollout``) and subtracted from each trial's result when
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from acesim.analysis.hint import hint, json_records
+from acesim.analysis.hint import Filter, hint, json_records
 from acesim.cluster import backend_for
 from acesim.errors import AcesimError
 from acesim.kernels import layout as L
@@ -82,18 +83,74 @@ class Rollout:
     attrs: dict = field(default_factory=dict)
 
 
-def _starts(rules: Ruleset, position: Position, dice, strategy: Strategy, candidates: int) -> list[Start]:
-    if dice is None:
-        return [Start("", 0, position.to_id(), position.to_board(), False)]
-    roll = parse_dice(dice)
-    frame = hint(rules, position, roll, strategy, 1, None)
-    array = rules.to_array()
-    seq = roll_sequence(array)
+@dataclass(frozen=True)
+class Choice:
+    """Which plays of a roll are rolled out: the move filter, in stages, as analysis programs choose them.
+
+    Every play is valued at ply 1; those ``first`` keeps (the best
+    ``first.count`` within ``first.margin`` of the best) go on to ply 2 when
+    the strategy has a network; of the plays at the deepest ply, the best
+    ``count`` within ``margin`` of the best are rolled out, and every play
+    named in ``plays`` besides.  A heuristic has no equity: its stages keep
+    counts, not margins.  After a 1-2 that earns a double the candidates are
+    each double's best play, chosen the same way.
+    """
+
+    count: int = 4
+    margin: float = 0.10
+    first: Filter = Filter(16, 0.16)
+    plays: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.count <= 64:
+            raise AcesimError(f"candidates must be in 1..64, got {self.count}")
+        if not self.margin >= 0:
+            raise AcesimError(f"the candidates' margin is an equity of 0 or more, got {self.margin}")
+        if len(self.plays) > 64:
+            raise AcesimError(f"at most 64 plays can be named, got {len(self.plays)}")
+
+
+def _same_play(named: str, play: str) -> bool:
+    """A play as the user wrote it names the play in compact notation: the same moves, in any order."""
+    return sorted(named.replace(",", " ").split()) == sorted(play.split())
+
+
+def _chosen_rows(frame: pd.DataFrame, choice: Choice, learned: bool) -> tuple[pd.DataFrame, bool]:
+    """The rows of the hint frame to roll out, best first, and whether they are each double's best play."""
     doubles = frame[frame["stage"] == "double"]
     if len(doubles):
-        rows, bonus = doubles.head(candidates), True
+        if choice.plays:
+            raise AcesimError("this 1-2 earns a double, and the rollout takes each double's best play: "
+                              "--play names plays of a roll that earns none")
+        rows, bonus = doubles, True
     else:
-        rows, bonus = frame.head(candidates), False
+        rows, bonus = frame, False
+        deepest = rows["ply"].max()
+        rows = rows[rows["ply"] == deepest]
+    if learned and len(rows):
+        rows = rows[rows["equity"] >= rows["equity"].iloc[0] - choice.margin]
+    chosen = rows.head(choice.count)
+    for named in choice.plays:
+        match = frame[[_same_play(named, p) for p in frame["play"]]]
+        if not len(match):
+            legal = ", ".join(frame["play"].head(6))
+            raise AcesimError(f"--play {named!r} is not a legal play of this roll (its best: {legal})")
+        if not chosen["position"].isin(match["position"]).any():
+            chosen = pd.concat([chosen, match.head(1)])
+    return chosen, bonus
+
+
+def _starts(rules: Ruleset, position: Position, dice, strategy: Strategy, choice: Choice) -> list[Start]:
+    if dice is None:
+        if choice.plays:
+            raise AcesimError("--play names a play of --dice; give the roll")
+        return [Start("", 0, position.to_id(), position.to_board(), False)]
+    roll = parse_dice(dice)
+    learned = strategy.kind == LEARNED
+    frame = hint(rules, position, roll, strategy, 2 if learned else 1, None, choice.first if learned else None)
+    array = rules.to_array()
+    seq = roll_sequence(array)
+    rows, bonus = _chosen_rows(frame, choice, learned)
     starts = []
     for row in rows.itertuples():
         after = Position.from_id(row.position)
@@ -112,6 +169,15 @@ def _starts(rules: Ruleset, position: Position, dice, strategy: Strategy, candid
         else:
             starts.append(Start(row.play, int(row.double), row.position, after.flipped().to_board(), True))
     return starts
+
+
+def candidate_plays(rules: Ruleset, position: Position, dice, strategy: Strategy | str = "best",
+                    choice: Choice = Choice()) -> list[tuple[str, int]]:
+    """The plays a rollout of ``dice`` from ``position`` would roll out, as ``(play, double)``, best first."""
+    if isinstance(strategy, str):
+        strategy = as_strategy(resolve_spec(strategy, rules))
+    strategy.check_rules(rules)
+    return [(s.label, s.double) for s in _starts(rules, position, dice, strategy, choice)]
 
 
 def _trials(rules, rules_array, spec, boards, negate, seed, first, n, truncate, turn_cap, reduce):
@@ -234,7 +300,7 @@ def rollout(
     trials: int,
     strategy: Strategy | str = "best",
     dice=None,
-    candidates: int = 4,
+    candidates: int | Choice = 4,
     truncate: int = 0,
     seed: int = 42,
     until_ci: float | None = None,
@@ -254,8 +320,8 @@ def rollout(
     """
     start = time.perf_counter()
     check_seed(seed)
-    if not 1 <= candidates <= 64:
-        raise AcesimError(f"candidates must be in 1..64, got {candidates}")
+    choice = candidates if isinstance(candidates, Choice) else Choice(candidates)
+    candidates = choice.count + len(choice.plays)
     most = MAX_TRIAL_ROWS // (candidates if dice is not None else 1)
     if not 1 <= trials <= most:
         raise AcesimError(f"the number of trials must be in 1..{most:,} (with {candidates} candidate(s): every "
@@ -278,7 +344,7 @@ def rollout(
         raise AcesimError(f"variance reduction needs a network to measure luck; {strategy.spec!r} has none")
     if truncate and not learned:
         raise AcesimError(f"a truncated rollout ends on a network's value; {strategy.spec!r} has none")
-    starts = _starts(rules, position, dice, strategy, candidates)
+    starts = _starts(rules, position, dice, strategy, choice)
     array = rules.to_array()
     boards = [s.board for s in starts]
     negate = [s.negate for s in starts]
@@ -328,6 +394,10 @@ def rollout(
         "truncate": truncate, "reduce": bool(reduce), "seed": seed, "seconds": time.perf_counter() - start,
         "until_ci": until_ci, "stopped": stopped or STOP_CAP, "max_trials": trials,
         "widest": float((frame["points_high"] - frame["points"]).max()),
+        "choice": None if dice is None else {
+            "ply": 2 if learned else 1, "count": choice.count, "margin": choice.margin if learned else None,
+            "first_count": choice.first.count, "first_margin": choice.first.margin if learned else None,
+            "named": list(choice.plays)},
     })
 
 
@@ -348,7 +418,8 @@ def format_rollout(result: Rollout, width: int = WIDTH) -> str:
         f"Rollout: rules {a['rules']}; strategy {a['strategy']}; position {a['position']}{dice}; "
         f"{a['trials']:,} trials each ({method}{cut}, seed {a['seed']}); {a['seconds']:.1f} s",
         width, break_long_words=False, break_on_hyphens=False,
-    ) + textwrap.wrap(_stop_line(a), width, break_long_words=False) + [""]
+    ) + textwrap.wrap(_stop_line(a), width, break_long_words=False) + textwrap.wrap(
+        _choice_line(a), width, break_long_words=False) + [""]
     header = ["#"] + (["double"] if (frame["double"] > 0).any() else []) + (
         ["play"] if a["dice"] else []) + ["win [95% CI]", "points [95% CI]"]
     if len(frame) > 1:
@@ -377,6 +448,21 @@ def format_rollout(result: Rollout, width: int = WIDTH) -> str:
     if a["truncate"]:
         lines += [""] + textwrap.wrap(_truncation_note(a, frame), width, break_long_words=False)
     return "\n".join(lines)
+
+
+def _choice_line(a: dict) -> str:
+    """How the candidates were chosen (the move filter's stages)."""
+    c = a.get("choice")
+    if not c:
+        return ""
+    if c["ply"] == 2:
+        line = (f"Candidates: of the plays within {c['first_margin']:.2f} of the best at ply 1 (at most "
+                f"{c['first_count']}), the best {c['count']} within {c['margin']:.2f} at ply 2")
+    else:
+        line = f"Candidates: the best {c['count']} at ply 1 (a heuristic's scores are no equity: no margin)"
+    if c["named"]:
+        line += f", and {', '.join(c['named'])} as named"
+    return line + "."
 
 
 def _stop_line(a: dict) -> str:

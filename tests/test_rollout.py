@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import math
 
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -17,7 +20,8 @@ from acesim.kernels import game as K
 from acesim.kernels import layout as L
 from acesim.kernels.rollout import _roll
 from acesim.position import Position
-from acesim.rollout import rollout
+from acesim.analysis.hint import Filter, hint
+from acesim.rollout import Choice, _same_play, candidate_plays, rollout
 from acesim.rules import Ruleset
 from acesim.sampling import sample_positions
 from acesim.stats import wilson
@@ -26,6 +30,10 @@ from tests.helpers import P
 from tests.test_faults_input import one_line_error
 
 runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
 BACKGAMMON = Ruleset.preset("backgammon")
 
 
@@ -66,8 +74,9 @@ def test_the_start_matches_simulate_first_mover_win_rate():
 
 
 def test_candidates_on_common_dice_and_any_worker_count():
-    one = rollout(BACKGAMMON, Position.start("backgammon"), 72, dice="3-1", candidates=3, truncate=8, workers=1)
-    two = rollout(BACKGAMMON, Position.start("backgammon"), 72, dice="3-1", candidates=3, truncate=8, workers=2)
+    three = Choice(3, 1.0, Filter(16, 1.0))  # three plays, however far behind the best
+    one = rollout(BACKGAMMON, Position.start("backgammon"), 72, dice="3-1", candidates=three, truncate=8, workers=1)
+    two = rollout(BACKGAMMON, Position.start("backgammon"), 72, dice="3-1", candidates=three, truncate=8, workers=2)
     cols = ["play", "points", "win", "sd", "diff", "diff_low", "diff_high"]
     assert one.candidates[cols].equals(two.candidates[cols])
     frame = one.candidates
@@ -148,7 +157,7 @@ def test_until_ci_and_its_cap_on_the_command_line():
 
 def test_cli_text_and_json():
     result = runner.invoke(app, ["rollout", "-p", "4HPwATDgc/ABMA", "-r", "backgammon", "-d", "3-1", "--candidates",
-                                 "2", "-n", "36", "--no-progress", "--workers", "1"])
+                                 "2", "--margin", "1", "--filter-margin", "1", "-n", "36", "--no-progress", "--workers", "1"])
     assert result.exit_code == 0, result.output
     assert "8/5 6/5" in result.output and "points vs best" in result.output
     result = runner.invoke(app, ["rollout", "-p", "start", "-r", "backgammon", "-n", "36", "--json", "--workers", "1"])
@@ -225,3 +234,70 @@ def test_one_position_is_rolled_out_by_every_worker(monkeypatch):
     monkeypatch.setattr(R, "map_tasks", spy)
     rollout(BACKGAMMON, Position.start("backgammon"), 1296, workers=2, truncate=2)
     assert seen and seen[0] >= 4
+
+
+# --- the candidates: the move filter in stages --------------------------------------------------
+
+OPENINGS = pd.read_csv(Path(__file__).parent / "data" / "opening_rolls.csv", comment="#", keep_default_na=False)
+# The shipped backgammon network judges the slot 13/11 6/5 0.08 below the split at ply 2 (7th): the
+# filter's defaults do not reach it; `--play 13/11 6/5` does (test below).
+MISJUDGED = {"2-1"}
+
+
+@pytest.mark.parametrize(
+    "roll", [pytest.param(r, marks=pytest.mark.xfail(strict=True, reason="the network misjudges it at ply 2"))
+             if r in MISJUDGED else r for r in OPENINGS["roll"]])
+def test_default_candidates_hold_the_published_best_opening_play(roll):
+    best = OPENINGS.set_index("roll").loc[roll, "best"]
+    rules = Ruleset.preset("backgammon")
+    plays = [p for p, _ in candidate_plays(rules, Position.start(rules.start), roll, "learned:backgammon")]
+    assert len(plays) <= 4
+    assert any(_same_play(best, p) for p in plays), f"{roll}: {best} not among {plays}"
+
+
+def test_the_filter_keeps_plays_within_its_margins_and_a_named_play_always():
+    rules = Ruleset.preset("backgammon")
+    start = Position.start(rules.start)
+    ranked = hint(rules, start, "6-2", "learned:backgammon", 2, None, Filter(16, 0.16))
+    deep = ranked[ranked["ply"] == 2]
+    assert 1 <= len(deep) <= 16
+    tight = candidate_plays(rules, start, "6-2", "learned:backgammon", Choice(8, 0.0))
+    assert [p for p, _ in tight] == list(deep["play"][deep["equity"] == deep["equity"].iloc[0]].head(8))
+    wide = candidate_plays(rules, start, "6-2", "learned:backgammon", Choice(3, 1.0))
+    assert [p for p, _ in wide] == list(deep["play"].head(3))
+    named = candidate_plays(rules, start, "2-1", "learned:backgammon", Choice(2, plays=("6/5 13/11",)))
+    assert [p for p, _ in named][-1] == "13/11 6/5" and len(named) == 3
+    again = candidate_plays(rules, start, "2-1", "learned:backgammon", Choice(8, 1.0, plays=("13/11 6/5",)))
+    assert sum(p == "13/11 6/5" for p, _ in again) == 1  # named and kept by the filter: rolled out once
+    # a heuristic has no ply 2 and no equity: the best by its score
+    assert len(candidate_plays(rules, start, "4-1", "expert", Choice(3))) == 3
+
+
+def test_a_rollout_rolls_out_a_named_play_and_says_how_it_chose():
+    out = run("rollout", "--rules", "backgammon", "--position", "start", "--dice", "2-1", "--candidates", "1",
+              "--play", "13/11 6/5", "--games", "36", "--strategy", "learned:backgammon", "--workers", "1",
+              "--no-progress", "--json")
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.output)
+    assert [c["play"] for c in doc["candidates"]].count("13/11 6/5") == 1 and len(doc["candidates"]) == 2
+    assert doc["choice"] == {"ply": 2, "count": 1, "margin": 0.1, "first_count": 16, "first_margin": 0.16,
+                             "named": ["13/11 6/5"]}
+    text = run("rollout", "--rules", "backgammon", "--position", "start", "--dice", "6-5", "--games", "36",
+               "--strategy", "learned:backgammon", "--workers", "1", "--no-progress")
+    assert "Candidates: of the plays within 0.16 of the best at ply 1 (at most 16), the best 4 within 0.10" in \
+        " ".join(text.output.split())
+
+
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["--dice", "2-1", "--play", "13/10 6/5"], "--play '13/10 6/5' is not a legal play of this roll"),
+        (["--play", "13/11 6/5"], "--play names a play of --dice"),
+        (["--dice", "2-1", "--margin", "-0.1"], "margin is an equity of 0 or more"),
+        (["--dice", "2-1", "--filter-margin", "nan"], "margin is an equity of 0 or more"),
+        (["--dice", "2-1", "--filter-count", "0"], "a filter keeps 1..1024 plays, got 0"),
+    ],
+)
+def test_bad_filters_are_one_line(args, fragment):
+    one_line_error(run("rollout", "--rules", "backgammon", "--position", "start", "--games", "36",
+                       "--strategy", "learned:backgammon", "--workers", "1", "--no-progress", *args), fragment)

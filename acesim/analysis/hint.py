@@ -27,9 +27,11 @@ the rest keep their ply-1 value and rank after them (``ply`` says which).
 
 from __future__ import annotations
 
+import math
 import textwrap
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -47,7 +49,31 @@ from acesim.position import Position
 from acesim.rules import Ruleset
 from acesim.strategies import Strategy, as_strategy, lowered, resolve_spec
 
+
+
+@dataclass(frozen=True)
+class Filter:
+    """A stage of the move filter: the best ``count`` plays, of those within ``margin`` of the best (equity)."""
+
+    count: int
+    margin: float = math.inf
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.count <= MAX_FILTER_COUNT:
+            raise AcesimError(f"a filter keeps 1..{MAX_FILTER_COUNT} plays, got {self.count}")
+        if not self.margin >= 0:  # NaN too
+            raise AcesimError(f"a filter's margin is an equity of 0 or more, got {self.margin}")
+
+    def keep(self, scores: np.ndarray) -> np.ndarray:
+        """The indices of the plays kept, best first (stably)."""
+        order = np.argsort(-scores, kind="stable")
+        within = scores[order] >= scores[order[0]] - self.margin if len(order) else order
+        return order[within][: self.count]
+
+
+MAX_FILTER_COUNT = 1024
 PLY2_CANDIDATES = 32
+PLY2_FILTER = Filter(PLY2_CANDIDATES)  # hint's ply 2: the best 32 at ply 1 go one roll deeper
 COLUMNS = ["rank", "stage", "double", "play", "position", "equity", "diff", "win", "points", "ply", "chosen"]
 
 
@@ -92,13 +118,14 @@ class _Evaluator:
         self.memory = worker_memory(max(self.width, self.choice_width, 1))
         self.choices = np.zeros(4, dtype=np.uint64)  # only the random strategy draws, and it is refused
 
-    def values(self, boards: np.ndarray, again: bool, ply: int, bonus_next: bool) -> tuple[np.ndarray, np.ndarray]:
-        """Each board's values (``kernels.hint``) at ``ply``, and which of them ply 2 reached."""
+    def values(self, boards: np.ndarray, again: bool, ply: int, bonus_next: bool,
+               deep: Filter | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Each board's values (``kernels.hint``) at ``ply``, and which of them ply 2 reached (``deep``'s)."""
         out = np.zeros((len(boards), HK.N_VALUES))
         m = self.memory
         HK.values_of(boards, self.array, self.kind, self.weights, again, ply == 0, m.search, out)
         if ply == 2:
-            order = np.argsort(-out[:, HK.V_SCORE], kind="stable")[:PLY2_CANDIDATES]
+            order = (deep or PLY2_FILTER).keep(out[:, HK.V_SCORE])
             ws, uniform = m.plays, m.draws
             for i in order:
                 ws, uniform = HK.deeper_value(
@@ -131,7 +158,7 @@ class _Evaluator:
         return int(d)
 
 
-def _plays_table(evaluator, position, dice, ply, stage, bonus, top, double=0):
+def _plays_table(evaluator, position, dice, ply, stage, bonus, top, double=0, deep=None):
     """The best ``top`` (all when None) distinct plays of ``dice`` from ``position``, valued and ranked.
 
     Every play is valued; only the rows kept become ``Play`` objects, since
@@ -144,7 +171,7 @@ def _plays_table(evaluator, position, dice, ply, stage, bonus, top, double=0):
     step = after_segment(roll_sequence(evaluator.array), dice[0], dice[1], bonus, len(nodes.segment),
                          nodes.dice_used, False)
     again, bonus_next = bool(still_on_roll(step)), step == BONUS
-    values, deep = evaluator.values(nodes.boards, again, ply, bonus_next)
+    values, deep = evaluator.values(nodes.boards, again, ply, bonus_next, deep)
     own = evaluator.own_play(position.to_board(), dice, bonus)
     plies = np.where(deep, 2, 1) if ply == 2 else np.full(len(values), ply)
     order = np.lexsort((-values[:, HK.V_SCORE], -plies))  # deeper plies first, then best first, stably
@@ -168,9 +195,9 @@ def _plays_table(evaluator, position, dice, ply, stage, bonus, top, double=0):
     return frame, len(values), nodes, bonus_next
 
 
-def _doubles_table(evaluator, position: Position, ply: int) -> pd.DataFrame:
+def _doubles_table(evaluator, position: Position, ply: int, deep: Filter | None = None) -> pd.DataFrame:
     """The six doubles after a 1-2 reached ``position``, each with its best play at ``ply``, best first."""
-    rows = [_plays_table(evaluator, position, (d, d), ply, "double", True, 1, d)[0] for d in range(1, 7)]
+    rows = [_plays_table(evaluator, position, (d, d), ply, "double", True, 1, d, deep)[0] for d in range(1, 7)]
     doubles = pd.concat(rows, ignore_index=True)
     rolled = bonus_die_rolled(roll_sequence(evaluator.array))
     pick = 0 if rolled else evaluator.own_double(position.to_board())
@@ -188,11 +215,14 @@ def hint(
     strategy: Strategy | str = "best",
     ply: int | None = None,
     top: int | None = None,
+    deep: Filter | None = None,
 ) -> pd.DataFrame:
     """Every distinct legal play of ``dice`` from ``position`` (mover's view), best first; see the module docstring.
 
     ``ply`` None is ``default_ply``: 2 for a strategy with a network, 1 for a
     heuristic.  ``top`` keeps the best ``top`` rows of each stage (all when None).
+    At ply 2 the plays ``deep`` keeps at ply 1 (``PLY2_FILTER``: the best 32)
+    go one roll deeper and rank first.
     """
     start = time.perf_counter()
     roll = parse_dice(dice)
@@ -210,11 +240,11 @@ def hint(
         raise AcesimError("the random strategy values no play; give a heuristic or a learned strategy")
     if ply == 2 and evaluator.kind != LEARNED:
         raise AcesimError(f"ply 2 needs an equity, which the heuristic {strategy.spec!r} has not; use a learned strategy")
-    frame, n_plays, nodes, bonus_next = _plays_table(evaluator, position, roll, ply, "play", False, top)
+    frame, n_plays, nodes, bonus_next = _plays_table(evaluator, position, roll, ply, "play", False, top, 0, deep)
     parts = [frame]
     if bonus_next:
         frame["stage"] = "1-2"
-        parts.append(_doubles_table(evaluator, Position.from_id(frame["position"].iloc[0]), ply))
+        parts.append(_doubles_table(evaluator, Position.from_id(frame["position"].iloc[0]), ply, deep))
     out = pd.concat(parts, ignore_index=True)[COLUMNS]
     out.attrs.update({
         "rules": rules.name,
