@@ -160,37 +160,30 @@ def rules_show(
     as_json: Annotated[bool, typer.Option("--json", help="Print the knobs as JSON.")] = False,
 ) -> None:
     """Every knob of a rule set, with the preset it starts from."""
-    from acesim.rules import (KNOBS, PRESET_SOURCES, PRESETS, RULES_VERSION, VALUE_SOURCES, allowed_values,
-                              load_ruleset)
+    from acesim.rules import KNOBS, RULES_VERSION, allowed_values, load_ruleset
 
     with one_line_errors():
         ruleset = load_ruleset(name, rule or ())
     if as_json:
         typer.echo(json.dumps({"name": ruleset.name, "rules_version": RULES_VERSION, **ruleset.knobs()}, indent=2))
         return
-    base_name = ruleset.base
-    base = PRESETS.get(base_name)
-    header = ["knob", "value", "allowed"] + ([f"{base_name} preset"] if base is not None else [])
+    base = ruleset.base_preset()
+    changed = ruleset.changed_knobs()
+    header = ["knob", "value", "allowed"] + ([f"{ruleset.base} preset"] if base is not None else [])
     rows = []
     for knob in KNOBS:
         value = _show_value(getattr(ruleset, knob))
         row = [knob, value, allowed_values(knob)]
         if base is not None:
             preset_value = _show_value(getattr(base, knob))
-            row.append(preset_value if preset_value == value else f"{preset_value} (changed)")
+            row.append(f"{preset_value} (changed)" if knob in changed else preset_value)
         rows.append(row)
     # the allowed values are a list in words: they wrap, the knob and its values do not
     for table in rich_tables(header, rows, console.width, keys=1, text={2},
                              title=f"Rule set {ruleset.name} (rules version {RULES_VERSION})"):
         console.print(table)
-    if base is not None:
-        console.print(f"Source of the {base_name} preset: {PRESET_SOURCES[base_name]}")
-    for knob in KNOBS:
-        value = getattr(ruleset, knob)
-        if (knob, value) in VALUE_SOURCES and (base is None or getattr(base, knob) != value):
-            console.print(f"Source of {knob} = {_show_value(value)}: {VALUE_SOURCES[(knob, value)]}")
-    if not ruleset.has_cube and base is not None and ruleset.cube_max != base.cube_max:
-        console.print(f"cube_max = {ruleset.cube_max} is ignored with cube = none (docs/rules.md section 4)")
+    for note in ruleset.source_notes():
+        console.print(note)
 
 
 def _show_value(value: str | bool | int) -> str:

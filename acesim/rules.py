@@ -209,6 +209,29 @@ class Ruleset:
         """The knobs that decide how checkers are played: those a model is trained under."""
         return {knob: getattr(self, knob) for knob in CHECKER_KNOBS}
 
+    def base_preset(self) -> Ruleset | None:
+        """The preset this rule set was made from, if it names one."""
+        return PRESETS.get(self.base)
+
+    def changed_knobs(self) -> dict[str, tuple[str | bool | int, str | bool | int]]:
+        """The knobs whose value differs from the base preset's: knob -> (the preset's value, this one's)."""
+        base = self.base_preset()
+        if base is None:
+            return {}
+        return {k: (getattr(base, k), getattr(self, k)) for k in KNOBS if getattr(base, k) != getattr(self, k)}
+
+    def source_notes(self) -> list[str]:
+        """Where the base preset and each value changed from it (or every value, without a base) come from."""
+        base = self.base_preset()
+        notes = [f"Source of the {self.base} preset: {PRESET_SOURCES[self.base]}"] if base is not None else []
+        for knob in KNOBS:
+            value = getattr(self, knob)
+            if (knob, value) in VALUE_SOURCES and (base is None or getattr(base, knob) != value):
+                notes.append(f"Source of {knob} = {_show(value)}: {VALUE_SOURCES[(knob, value)]}")
+        if not self.has_cube and base is not None and self.cube_max != base.cube_max:
+            notes.append(f"cube_max = {self.cube_max} is ignored with cube = none (docs/rules.md section 4)")
+        return notes
+
     @property
     def has_cube(self) -> bool:
         return self.cube != "none"
