@@ -26,7 +26,7 @@ from acesim import io as aio
 from acesim.errors import AcesimError
 from acesim.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED, MAX_TURN_CAP, TRAIN_WIDTH
 from acesim.tasks import check_workers, default_workers
-from acesim.terminal import WIDTH, markdown_blocks, rich_tables
+from acesim.terminal import WIDTH, markdown_blocks, markdown_table, rich_tables
 
 # Plain help, not rich's: rich reads "[european]" or "[default: 42]" in a help text as a
 # markup tag and drops it, and every app and sub-app must say so (each decides for its commands).
@@ -689,10 +689,8 @@ def ladder(
     )
     if markdown:
         typer.echo(f"{title}\n")
-        typer.echo("| | " + " | ".join(matrix.columns) + " |")
-        typer.echo("|---" * (len(matrix.columns) + 1) + "|")
-        for name, row in matrix.iterrows():
-            typer.echo(f"| **{name}** | " + " | ".join(row) + " |")
+        rows = [[f"**{name}**", *row] for name, row in matrix.iterrows()]
+        typer.echo("\n".join(markdown_table(["", *matrix.columns], rows)))
     else:
         rows = [[name, *row] for name, row in matrix.iterrows()]
         for t in rich_tables(["", *matrix.columns], rows, console.width, keys=1, title=title):

@@ -125,8 +125,8 @@ def layout(
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
-    """A Markdown table's lines: the header, the rule, one line per row."""
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+    """A Markdown table's lines: the header (an empty cell as ``| |``), the rule, one line per row."""
+    return ["|" + "|".join(f" {h} " if h else " " for h in header) + "|", "|" + "---|" * len(header),
             *("| " + " | ".join(str(c) for c in row) + " |" for row in rows)]
 
 
