@@ -45,8 +45,11 @@ def value_text(figure: str, x: float, low: float, high: float) -> str:
 
 
 def change_text(figure: str, x: float, low: float, high: float) -> str:
-    """A change of a figure with its interval: percentage points for rates, else the figure's unit."""
+    """A change of a figure with its interval: percentage points for rates, a factor for a figure fitted
+    on a log scale, else the figure's unit."""
     unit = FIGURES[figure].unit
+    if unit == "log":
+        return f"×{math.exp(x):.2f} [×{math.exp(low):.2f}, ×{math.exp(high):.2f}]"
     if unit == "rate":
         return points_of_percent(x, low, high, 1)
     digits = 2 if unit in ("points", "forfeits", "offers") else 1
@@ -55,7 +58,7 @@ def change_text(figure: str, x: float, low: float, high: float) -> str:
 
 def interval_text(figure: str, low: float, high: float) -> str:
     """An interval of a change alone, in the unit of ``change_text``: ``[+0.4, +2.0]``."""
-    return change_text(figure, 0.0, low, high).split(" [", 1)[1].split("]", 1)[0].join("[]")
+    return "[" + change_text(figure, 0.0, low, high).split(" [", 1)[1].split("]", 1)[0] + "]"
 
 
 def _n(n: int, what: str = "games") -> str:
@@ -95,14 +98,15 @@ def _effect_sentence(e: pd.DataFrame, figure: str, lead: str, sign: int | None =
         return None
     if notable.empty:
         r = part.iloc[0]
-        return (f"**{lead}:** no knob is notable after the correction for {int(r['m'])} terms; the largest, "
+        return (f"**{lead}:** no knob is notable after the correction for the {int(r['m'])} main effects; the largest, "
                 f"{_term(r)}, moves {FIGURES[figure].label} by "
                 f"{change_text(figure, r['estimate'], r['ci95_low'], r['ci95_high'])} "
                 f"({int(r['rule_sets'])} rule sets of {int(r['games_per_rule_set']):,}+ games).")
     r = notable.iloc[0]
     return (f"**{lead}:** {_term(r)} moves {FIGURES[figure].label} by "
             f"{change_text(figure, r['estimate'], r['ci95_low'], r['ci95_high'])} "
-            f"(Bonferroni-corrected over {int(r['m'])} terms: {interval_text(figure, r['adj_low'], r['adj_high'])}; "
+            f"(Bonferroni-corrected over the {int(r['m'])} main effects: "
+            f"{interval_text(figure, r['adj_low'], r['adj_high'])}; "
             f"{int(r['rule_sets'])} rule sets of {int(r['games_per_rule_set']):,}+ games each).")
 
 
@@ -172,7 +176,15 @@ def _presets(t: dict[str, pd.DataFrame]) -> list[str]:
             continue
         said = []
         for figure in TARGETS:
-            f = p[(p["figure"] == figure) & p["clear"].astype(bool) & (p["gain"] > 0)]
+            here = p[p["figure"] == figure]
+            if figure == "first_mover_win_rate" and len(here) and \
+                    here["preset_low"].iloc[0] <= 0.5 <= here["preset_high"].iloc[0]:
+                r = here.iloc[0]
+                said.append(f"no measurable first-mover edge to remove "
+                            f"({value_text(figure, r['preset_value'], r['preset_low'], r['preset_high'])}, "
+                            f"{_n(r['preset_n'])})")
+                continue
+            f = here[here["clear"].astype(bool) & (here["gain"] > 0)]
             if f.empty:
                 any_row = p[p["figure"] == figure]
                 if not any_row.empty:
@@ -189,7 +201,9 @@ def _presets(t: dict[str, pd.DataFrame]) -> list[str]:
                         f"{value_text(figure, r['preset_value'], r['preset_low'], r['preset_high'])} "
                         f"({_n(r['preset_n'])}{measured})")
         n = int(p["rule_sets"].iloc[0])
-        out.append(f"**{preset} with one knob changed** (predicted by the effects model of {n} rule sets): "
+        k = int(p["changes"].iloc[0])
+        out.append(f"**{preset} with one knob changed** (predicted by the effects model of {n} rule sets; a "
+                   f"change counts when its interval, corrected for the {k} changes considered, excludes 0): "
                    + "; ".join(said) + ".")
     return out
 
@@ -270,9 +284,11 @@ def _effects_lines(e: pd.DataFrame, most: int = 8) -> list[str]:
         rows = [[_term_cell(r), change_text(figure, r["estimate"], r["ci95_low"], r["ci95_high"]),
                  change_text(figure, r["estimate"], r["adj_low"], r["adj_high"]), "yes" if r["notable"] else "no"]
                 for _, r in pd.concat([mains, inter]).iterrows()]
+        m_int = part.loc[part["kind"] == "interaction", "m"]
         lines += [f"**{FIGURES[figure].label}** ({int(first['rule_sets'])} rule sets, {int(first['games_per_rule_set']):,}+ "
-                  f"games each; R² of the main-effects model {first['r2_main_model']:.2f}; Bonferroni over "
-                  f"m = {int(first['m'])} terms; the {len(mains)} largest main effects and the notable interactions):", "",
+                  f"games each; R² of the main-effects model {first['r2_main_model']:.2f}; Bonferroni over the "
+                  f"m = {int(mains['m'].iloc[0])} main effects and, apart, the m = {int(m_int.iloc[0]) if len(m_int) else 0} "
+                  f"interactions screened; the {len(mains)} largest main effects and the notable interactions):", "",
                   *markdown_table(["term", "effect [95%]", "effect [Bonferroni]", "notable"], rows), ""]
     return lines
 

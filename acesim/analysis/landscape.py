@@ -52,13 +52,15 @@ class Figure:
 
 FIGURES: dict[str, Figure] = {
     "first_mover_win_rate": Figure("first-mover win rate", "rate"),
-    "first_mover_points": Figure("first mover's net points per game", "points"),
+    "first_mover_points": Figure("first mover's net points per game", "points", effects=False),
     "rolls_mean": Figure("rolls per game (mean)", "rolls"),
     "rolls_median": Figure("rolls per game (median)", "rolls", effects=False),
     "rolls_p95": Figure("rolls per game (95th percentile)", "rolls"),
     "turns_mean": Figure("turns per game (mean)", "turns", effects=False),
     "turn_cap_share": Figure("share of games cut at the turn cap", "rate", effects=False),
-    "points_per_game": Figure("points per game (the winner's)", "points"),
+    "points_per_game": Figure("points per game (the winner's)", "points", effects=False),
+    # what a game is worth multiplies with the stakes, the scoring and the cube: fitted on a log scale
+    "log_points_per_game": Figure("points per game (the winner's), log scale", "log"),
     "forfeits_per_game": Figure("forfeited bonuses per game", "forfeits"),
     "forfeit_share": Figure("share of turns that forfeit a bonus", "rate", effects=False),
     "luck_share": Figure("luck's share of the result's variance (R²)", "rate"),
@@ -136,7 +138,11 @@ def rule_set_row(data: RuleSetData, player: str) -> dict:
     _put(row, "rolls_p95", quantile_ci(rolls, 0.95), finished)
     _put(row, "turns_mean", _mean_ci(done["turns"].to_numpy()), finished)
     _put(row, "turn_cap_share", ((n - finished) / n, *wilson(n - finished, n)), n)
-    _put(row, "points_per_game", _mean_ci(done["points"].to_numpy()), finished)
+    points = _mean_ci(done["points"].to_numpy())
+    _put(row, "points_per_game", points, finished)
+    # every finished game is worth at least one point, so the mean's interval is cut there before the log
+    _put(row, "log_points_per_game", tuple(math.log(max(v, 1.0)) if not math.isnan(v) else math.nan
+                                           for v in points), finished)
     _put(row, "forfeits_per_game", _mean_ci(done["forfeits"].to_numpy()), finished)
     _put(row, "forfeit_share", (basic["forfeit_share"], basic["forfeit_share_low"], basic["forfeit_share_high"]),
          int(basic["turns"]))
@@ -264,10 +270,10 @@ def fit_figure(design: pd.DataFrame, y: pd.Series, factors: dict[str, Sequence],
 
     Main effects: ``y = b0 + Σ b_c x_c`` over the contrasts ``x_c``
     (``contrasts``).  Interactions: for each pair of knobs, that model plus
-    the products of their contrasts, one pair at a time.  Every main
-    contrast and every interaction product tested counts towards ``m``,
-    and a term is notable when its Bonferroni interval, at
-    ``t(1 − 0.05 / (2 m), df)``, excludes 0.
+    the products of their contrasts, one pair at a time.  The main
+    contrasts are one family and the interaction products screened
+    another, each of ``m`` terms; a term is notable when its Bonferroni
+    interval, at ``t(1 − 0.05 / (2 m), df)``, excludes 0.
     """
     keep = y.notna().to_numpy()
     rows = design[keep]
@@ -298,28 +304,29 @@ def fit_figure(design: pd.DataFrame, y: pd.Series, factors: dict[str, Sequence],
             continue
         names = [f"{products[j][0]} × {products[j][1]}" for j in kept]
         screened.append(((ka, kb), [products[j] for j in kept], names, ols(x, yv, [*main.names, *names])))
-    m = len(main_names) + sum(len(names) for _, _, names, _ in screened)
+    # two families, each corrected on its own: the main effects, and every interaction screened
+    m_main = len(main_names)
+    m_int = sum(len(names) for _, _, names, _ in screened)
     out = []
     games = int(n_games[keep].min()) if n_games is not None and keep.any() else 0
     for j, name in enumerate(main_names, 1):
-        t_adj = t_quantile(1 - ALPHA / (2 * m), main.df)
+        t_adj = t_quantile(1 - ALPHA / (2 * m_main), main.df)
         knob, value = name.split("=", 1)
         out.append({"figure": figure, "kind": "main", "term": name, "knob": knob, "value": value,
                     "knob_b": "", "value_b": "", "base_value": _show(base[knob]), "base_value_b": "",
-                    **_term_row(main, j, t_adj)})
+                    **_term_row(main, j, t_adj), "m": m_main})
     for (ka, kb), products, names, fit in screened:
-        t_adj = t_quantile(1 - ALPHA / (2 * m), fit.df)
+        t_adj = t_quantile(1 - ALPHA / (2 * m_int), fit.df)
         for (a, b), name in zip(products, names):
             j = fit.names.index(name)
             out.append({"figure": figure, "kind": "interaction", "term": name, "knob": ka, "value": a.split("=", 1)[1],
                         "knob_b": kb, "value_b": b.split("=", 1)[1], "base_value": _show(base[ka]),
-                        "base_value_b": _show(base[kb]), **_term_row(fit, j, t_adj)})
+                        "base_value_b": _show(base[kb]), **_term_row(fit, j, t_adj), "m": m_int})
     terms = pd.DataFrame(out)
     if terms.empty:
         terms = pd.DataFrame(columns=["figure", "kind", "term", "estimate"])
     else:
         terms["notable"] = (terms["adj_low"] > 0) | (terms["adj_high"] < 0)
-        terms["m"] = m
         terms["rule_sets"] = len(rows)
         terms["games_per_rule_set"] = games
         terms["r2_main_model"] = main.r2
@@ -382,14 +389,14 @@ def _row(model_columns: Sequence[str], knobs: dict) -> np.ndarray:
     return np.array(x)
 
 
-def predict_change(fm: FigureModel, before: dict, after: dict) -> tuple[float, float, float]:
-    """The model's change of the figure from rule set ``before`` to ``after``, with its 95% interval."""
+def predict_change(fm: FigureModel, before: dict, after: dict, alpha: float = ALPHA) -> tuple[float, float, float]:
+    """The model's change of the figure from rule set ``before`` to ``after``, with its ``1 − alpha`` interval."""
     model = fm.model
     c = _row(fm.columns, after) - _row(fm.columns, before)
     est = float(c @ model.beta)
     se = float(math.sqrt(max(c @ model.cov @ c, 0.0)))
-    t95 = t_quantile(1 - ALPHA / 2, model.df)
-    return est, est - t95 * se, est + t95 * se
+    t = t_quantile(1 - alpha / 2, model.df)
+    return est, est - t * se, est + t * se
 
 
 def one_knob_changes(rules: dict, factors: dict[str, Sequence], canonical) -> list[tuple[str, object, dict]]:
@@ -424,7 +431,9 @@ def preset_changes(design: pd.DataFrame, table: pd.DataFrame, models: dict[str, 
     The prediction is the figure's model's difference (``predict_change``);
     where the changed rule set was itself played, its measured figure is
     beside it.  ``gain`` is how much closer to its target (``TARGETS``) the
-    preset's measured figure plus the predicted change comes.
+    preset's measured figure plus the predicted change comes; ``clear`` says
+    the change's interval, Bonferroni-corrected over the ``changes`` one-knob
+    changes of the preset, excludes 0.
     """
     rows = []
     keyed = {tuple(_show(r[k]) for k in KNOBS): i for i, r in design.iterrows()}
@@ -432,13 +441,16 @@ def preset_changes(design: pd.DataFrame, table: pd.DataFrame, models: dict[str, 
         if r["rule_set"] not in PRESETS or not bool(r["in_fit"]):
             continue
         before = {k: _native(k, r[k]) for k in KNOBS}
-        for knob, value, after in one_knob_changes(before, factors, canonical):
+        changes = one_knob_changes(before, factors, canonical)
+        for knob, value, after in changes:
             also = [f"{k}={_show(after[k])}" for k in KNOBS if k != knob and after[k] != before[k]]
             j = keyed.get(tuple(_show(after[k]) for k in KNOBS))
             for figure in figures:
                 if figure not in models:
                     continue
                 est, low, high = predict_change(models[figure], before, after)
+                # the best of k changes is chosen: its interval is corrected for the k
+                _, adj_low, adj_high = predict_change(models[figure], before, after, ALPHA / len(changes))
                 now = float(table.loc[i, figure])
                 target = TARGETS.get(figure)
                 distance = (lambda v: abs(v - target)) if target is not None else (lambda v: v)
@@ -449,7 +461,8 @@ def preset_changes(design: pd.DataFrame, table: pd.DataFrame, models: dict[str, 
                     "preset_high": float(table.loc[i, f"{figure}_high"]),
                     "preset_n": int(table.loc[i, f"{figure}_n"]),
                     "change": est, "change_low": low, "change_high": high,
-                    "clear": bool(low > 0 or high < 0),
+                    "change_adj_low": adj_low, "change_adj_high": adj_high, "changes": len(changes),
+                    "clear": bool(adj_low > 0 or adj_high < 0),
                     "gain": distance(now) - distance(now + est),
                     "measured_as": design.loc[j, "rule_set"] if j is not None else "",
                     "measured_value": float(table.loc[j, figure]) if j is not None else math.nan,

@@ -50,21 +50,28 @@ def effects_chart(terms: pd.DataFrame, figure: str, most: int = 24) -> Figure:
     shown = pd.concat([part[part["kind"] == "main"], part[(part["kind"] == "interaction") & part["notable"]]])
     shown = shown.sort_values("size", ascending=False, kind="stable").head(most).iloc[::-1]
     scale, unit = _unit(figure, True)
-    fig = _figure(9.0, 1.2 + 0.3 * len(shown))
+    factor = FIGURES[figure].unit == "log"
+    show = (lambda v: np.exp(v)) if factor else (lambda v: v * scale)
+    fig = _figure(9.0, 1.4 + 0.3 * len(shown))
     ax = fig.add_subplot()
     y = np.arange(len(shown))
     for k, (_, r) in enumerate(shown.iterrows()):
         colour = (INTERACTION if r["kind"] == "interaction" else NOTABLE) if r["notable"] else PLAIN
-        ax.plot([r["adj_low"] * scale, r["adj_high"] * scale], [k, k], color=colour, lw=1)
-        ax.plot([r["ci95_low"] * scale, r["ci95_high"] * scale], [k, k], color=colour, lw=4, alpha=0.6)
-        ax.plot(r["estimate"] * scale, k, "o", color=colour, ms=5)
-    ax.axvline(0, color="black", lw=0.8)
+        ax.plot([show(r["adj_low"]), show(r["adj_high"])], [k, k], color=colour, lw=1)
+        ax.plot([show(r["ci95_low"]), show(r["ci95_high"])], [k, k], color=colour, lw=4, alpha=0.6)
+        ax.plot(show(r["estimate"]), k, "o", color=colour, ms=5)
+    ax.axvline(1 if factor else 0, color="black", lw=0.8)
+    if factor:
+        ax.set_xscale("log")
     ax.set_yticks(y, [_term_label(r) for _, r in shown.iterrows()], fontsize=8)
     first = part.iloc[0]
-    ax.set_xlabel(f"change of {FIGURES[figure].label} ({unit}) against the base rule set's knob value")
-    ax.set_title(f"Knob effects on {FIGURES[figure].label}\n{int(first['rule_sets'])} rule sets, "
-                 f"{int(first['games_per_rule_set']):,}+ games each; Bonferroni over m = {int(first['m'])} terms",
-                 fontsize=10)
+    m_int = part.loc[part["kind"] == "interaction", "m"]
+    what = "factor of points per game" if factor else f"change of {FIGURES[figure].label} ({unit})"
+    ax.set_xlabel(f"{what} against the base rule set's knob value")
+    ax.set_title(f"Knob effects on {FIGURES[figure].label}\n{int(first['rule_sets'])} rule sets × "
+                 f"{int(first['games_per_rule_set']):,}+ games; Bonferroni: m = "
+                 f"{int(part.loc[part['kind'] == 'main', 'm'].iloc[0])} main, "
+                 f"{int(m_int.iloc[0]) if len(m_int) else 0} interaction terms", fontsize=10)
     ax.legend(handles=[Line2D([], [], color=NOTABLE, lw=4, label="main effect, notable"),
                        Line2D([], [], color=INTERACTION, lw=4, label="interaction, notable"),
                        Line2D([], [], color=PLAIN, lw=4, label="not notable"),
@@ -120,6 +127,8 @@ def landscape_chart(table: pd.DataFrame, x: str, y: str, front: str, title: str,
             ax.annotate(name, (xs[i], ys[i]), xytext=(5, -9), textcoords="offset points", fontsize=7)
     xlabel = FIGURES[x].label if x_distance_from is None else \
         f"first mover's edge: |{FIGURES[x].label} − {100 * x_distance_from:.0f}%|"
+    if x_distance_from is not None and FIGURES[x].unit == "rate":
+        ux = "percentage points"
     ax.set_xlabel(f"{xlabel} ({ux})")
     ax.set_ylabel(f"{FIGURES[y].label} ({uy})")
     ax.set_title(title, fontsize=10)
