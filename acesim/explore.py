@@ -579,35 +579,41 @@ def run(
         io.write_json(out / PLAN_FILE, plan.describe())
         io.write_csv(out / DESIGN_FILE, plan.design.table())
         io.remove_partials(out)
-        data: dict[int, A.RuleSetData] = {}
+        # one row of figures per rule set, read back from its files as it is finished: the records
+        # themselves are not kept, so a large design does not fill the memory
+        rows: dict[int, dict] = {}
+
+        def figures_of(i: int) -> dict | None:
+            found = read_rule_set(out, plan, i)
+            return None if found is None else A.rule_set_row(found, plan.player)
+
         if resume:
             for i in range(len(plan.rulesets)):
-                found = read_rule_set(out, plan, i)
-                if found is not None:
-                    data[i] = found
+                row = figures_of(i)
+                if row is not None:
+                    rows[i] = row
                     if progress:
                         progress(1, f"{plan.rulesets[i].name}: read")
-        missing = [i for i in range(len(plan.rulesets)) if i not in data]
+        missing = [i for i in range(len(plan.rulesets)) if i not in rows]
         (out / RULE_SETS_DIR).mkdir(exist_ok=True)
 
         def done(k: int, result: dict) -> None:
             i = missing[k]
             _write_rule_set(out, plan, i, result)
+            row = figures_of(i)
+            if row is None:
+                raise AcesimError(f"the files of rule set {plan.rulesets[i].name} under {out} changed while the "
+                                  f"run wrote them: acesim explore --resume {out}")
+            rows[i] = row
             if progress:
                 progress(1, f"{plan.rulesets[i].name}: played")
 
         with backend_for(workers, scheduler) as backend:
             map_tasks(rule_set_task, [(plan, i) for i in missing], backend, done)
-        for i in missing:
-            found = read_rule_set(out, plan, i)
-            if found is None:
-                raise AcesimError(f"the files of rule set {plan.rulesets[i].name} under {out} changed while the "
-                                  f"run wrote them: acesim explore --resume {out}")
-            data[i] = found
         design = plan.design
         table = design.table()
         results = {"design": table, **A.landscape(
-            table, [data[i] for i in range(len(plan.rulesets))], plan.player, dict(design.factors),
+            table, pd.DataFrame([rows[i] for i in range(len(plan.rulesets))]), dict(design.factors),
             design.base.knobs(), lambda knobs: canonical(knobs, design.base))}
         return write_report(plan.describe(), results, out / REPORT_DIR)
     except BaseException:

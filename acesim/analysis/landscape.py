@@ -513,10 +513,11 @@ def fairness(table: pd.DataFrame) -> pd.DataFrame:
 # --- everything at once --------------------------------------------------------------------------
 
 
-def landscape(design: pd.DataFrame, datas: Sequence[RuleSetData], player: str, factors: dict[str, Sequence],
-              base: dict, canonical) -> dict[str, pd.DataFrame]:
-    """Every table of the landscape report: figures, effects, fronts, fairest, preset changes."""
-    table = rule_set_figures(datas, player)
+def landscape(design: pd.DataFrame, figures: pd.DataFrame, factors: dict[str, Sequence], base: dict,
+              canonical) -> dict[str, pd.DataFrame]:
+    """Every table of the landscape report from the design and ``rule_set_figures``' table (in the
+    design's order): figures, effects, fronts, fairest, preset changes, the fits."""
+    table = figures.copy()
     table.insert(1, "role", design["role"].to_numpy())
     table.insert(2, "in_fit", design["in_fit"].to_numpy())
     terms, models = effects(design, table, factors, base)
