@@ -84,7 +84,8 @@ def _fairest(t: dict[str, pd.DataFrame], most: int = 3) -> list[str]:
     return [f"**The fairest rule sets found:** the first mover wins {named}. {even} of {len(f)} rule sets show no "
             f"measurable first-mover edge (the interval includes 50%); the largest edge is {worst['rule_set']}'s, "
             f"{value_text('first_mover_win_rate', worst['first_mover_win_rate'], worst['first_mover_win_rate_low'], worst['first_mover_win_rate_high'])} "
-            f"({_n(worst['first_mover_win_rate_n'])}). Their knobs are in the table of the fairest rule sets."]
+            f"({_n(worst['first_mover_win_rate_n'])}). The knobs of every rule set named here are in the tables "
+            "below."]
 
 
 def _effect_sentence(e: pd.DataFrame, figure: str, lead: str, sign: int | None = None) -> str | None:
@@ -312,6 +313,31 @@ def _fairest_lines(t: dict[str, pd.DataFrame], base: dict, most: int = 10) -> li
                              "knobs unlike the base"], rows), ""]
 
 
+def named_rule_sets(t: dict[str, pd.DataFrame], most: int = 3) -> list[str]:
+    """The rule sets the findings name, in the order they come: the fairest, the shortest and longest,
+    the least and most decided by the dice, the player's best, and both fronts."""
+    table = t["rule_sets"]
+    names = list(t["fairest"]["rule_set"].head(most))
+    for column, pick in (("rolls_mean", "idxmin"), ("rolls_mean", "idxmax"), ("luck_share", "idxmin"),
+                         ("skill_win_rate", "idxmax")):
+        names.append(table.loc[getattr(table[column], pick)(), "rule_set"])
+    for front in ("front_luck_length", "front_fair_length"):
+        names += list(table[table[front].astype(bool)].sort_values("rolls_mean")["rule_set"])
+    return list(dict.fromkeys(n for n in names if n not in PRESETS))
+
+
+def _named_lines(t: dict[str, pd.DataFrame], base: dict) -> list[str]:
+    names = named_rule_sets(t)
+    table = t["rule_sets"].set_index("rule_set")
+    design = t["design"].set_index("rule_set")
+    keys = ("first_mover_win_rate", "rolls_mean", "luck_share", "skill_win_rate")
+    rows = [[name, *(value_text(k, table.loc[name, k], table.loc[name, f"{k}_low"], table.loc[name, f"{k}_high"])
+                     for k in keys), _changed(design.loc[name], base)] for name in names]
+    return ["The rule sets the findings name (the presets are in the table above; every rule set is in "
+            "`tables/rule_sets.csv` and `../design.csv`):", "",
+            *markdown_table(["rule set", *(FIGURES[k].label for k in keys), "knobs unlike the base"], rows), ""]
+
+
 def _preset_lines(t: dict[str, pd.DataFrame]) -> list[str]:
     table = t["rule_sets"].set_index("rule_set")
     keys = ("first_mover_win_rate", "rolls_mean", "rolls_p95", "points_per_game", "forfeits_per_game", "luck_share",
@@ -396,6 +422,7 @@ def markdown(doc: dict, t: dict[str, pd.DataFrame], charts: list[str]) -> list[s
         "## Tables",
         "",
         *_preset_lines(t),
+        *_named_lines(t, base),
         *_fairest_lines(t, base),
         "### Knob effects", "",
         *_effects_lines(t["effects"]),
