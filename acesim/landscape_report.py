@@ -240,6 +240,20 @@ def _length(t: dict[str, pd.DataFrame]) -> list[str]:
     return out
 
 
+def _cube(t: dict[str, pd.DataFrame]) -> list[str]:
+    table = t["rule_sets"].dropna(subset=["dropped_share"])
+    if table.empty:
+        return []
+    lo, hi = table.loc[table["dropped_share"].idxmin()], table.loc[table["dropped_share"].idxmax()]
+    out = [f"**With the doubling cube** ({len(table)} rule sets), a dropped double ends from "
+           f"{value_text('dropped_share', lo['dropped_share'], lo['dropped_share_low'], lo['dropped_share_high'])} of "
+           f"games under {lo['rule_set']} to "
+           f"{value_text('dropped_share', hi['dropped_share'], hi['dropped_share_low'], hi['dropped_share_high'])} "
+           f"under {hi['rule_set']} ({_n(lo['dropped_share_n'])} each)."]
+    sentence = _effect_sentence(t["effects"], "dropped_share", "The knob that moves the dropped doubles most")
+    return out + ([sentence] if sentence else [])
+
+
 def findings(doc: dict, t: dict[str, pd.DataFrame]) -> list[str]:
     """The findings as Markdown list items, each sentence with its number, interval and n."""
     e = t["effects"]
@@ -253,6 +267,7 @@ def findings(doc: dict, t: dict[str, pd.DataFrame]) -> list[str]:
     sentences += _length(t)
     sentences += _skill(t)
     sentences += _front(t)
+    sentences += _cube(t)
     sentences += _interactions(e)
     sentences += _presets(t)
     sentences += _quiet_knobs(e, list(doc["factors"]))
