@@ -66,8 +66,8 @@ def effects_chart(terms: pd.DataFrame, figure: str, most: int = 24) -> Figure:
     ax.set_yticks(y, [_term_label(r) for _, r in shown.iterrows()], fontsize=8)
     first = part.iloc[0]
     m_int = part.loc[part["kind"] == "interaction", "m"]
-    what = "factor of points per game" if factor else f"change of {FIGURES[figure].label} ({unit})"
-    ax.set_xlabel(f"{what} against the base rule set's knob value")
+    what = "factor of points per game" if factor else f"change ({unit})"
+    ax.set_xlabel(f"{what} from the base rule set's knob value")
     ax.set_title(f"Knob effects on {FIGURES[figure].label}\n{int(first['rule_sets'])} rule sets × "
                  f"{int(first['games_per_rule_set']):,}+ games; Bonferroni: m = "
                  f"{int(part.loc[part['kind'] == 'main', 'm'].iloc[0])} main, "
