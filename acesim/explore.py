@@ -134,15 +134,9 @@ class Design:
     rulesets: tuple[Ruleset, ...]
     roles: tuple[str, ...]  # base, preset, base+preset, design
 
-    @property
-    def knobs(self) -> tuple[str, ...]:
-        return tuple(k for k, _ in self.factors)
-
     def in_space(self, rules: Ruleset) -> bool:
         """Whether ``rules`` lies in the design's space: every knob not varied as in the base."""
-        varied = dict(self.factors)
-        return all(getattr(rules, k) == getattr(self.base, k) if k not in varied else getattr(rules, k) in varied[k]
-                   for k in KNOBS)
+        return _in(rules, self.base, dict(self.factors))
 
     def table(self) -> pd.DataFrame:
         """One row per rule set: its name, role, whether it enters the effects, and every knob."""
@@ -249,7 +243,8 @@ def make_design(
     in_space = sum(1 for r in fixed if _in(r, base, factors)) + len(knob_sets)
     terms = 1 + sum(len(v) - 1 for v in factors.values())
     if in_space < terms + 1:
-        more = "vary another knob" if kind == "full" else f"ask for at least {terms + 1 + len(fixed) - (in_space - len(knob_sets))} --rule-sets"
+        outside_fit = len(fixed) + len(knob_sets) - in_space
+        more = "vary another knob" if kind == "full" else f"ask for at least {terms + 1 + outside_fit} --rule-sets"
         raise AcesimError(f"{in_space} rule sets in the design's space cannot fit the {terms} terms of its main "
                           f"effects with an interval (that takes {terms + 1}): {more}")
     digits = max(3, len(str(len(knob_sets))))
@@ -623,11 +618,6 @@ def run(
         lock.release()
 
 
-def resume_plan(folder: Path) -> Plan:
-    """The plan of the interrupted exploration in ``folder``."""
-    return load_plan(folder)
-
-
 def explore(
     base: str = "european",
     overrides: Sequence[str] = (),
@@ -695,9 +685,4 @@ def command_line(plan: Plan, base: str, overrides: Sequence[str], vary: Sequence
     if out is not None:
         words.append(f"--out {out}")
     return " ".join(words)
-
-
-def games_per_rule_set(plan: Plan) -> int:
-    """The games one rule set's task plays (for progress in games)."""
-    return plan.games + 2 * plan.skill_games + plan.equity_games + plan.luck_games
 

@@ -56,6 +56,11 @@ def change_text(figure: str, x: float, low: float, high: float) -> str:
     return f"{signed(x, low, high, digits)} {unit}"
 
 
+def row_text(row: pd.Series, figure: str) -> str:
+    """``figure`` of a row of ``tables/rule_sets.csv`` with its interval."""
+    return value_text(figure, row[figure], row[f"{figure}_low"], row[f"{figure}_high"])
+
+
 def interval_text(figure: str, low: float, high: float) -> str:
     """An interval of a change alone, in the unit of ``change_text``: ``[+0.4, +2.0]``."""
     return "[" + change_text(figure, 0.0, low, high).split(" [", 1)[1].split("]", 1)[0] + "]"
@@ -76,16 +81,14 @@ def _term(r) -> str:
 
 def _fairest(t: dict[str, pd.DataFrame], most: int = 3) -> list[str]:
     f = t["fairest"]
-    top = f.head(most)
-    named = "; ".join(f"{r.rule_set} ({value_text('first_mover_win_rate', r.first_mover_win_rate, r.first_mover_win_rate_low, r.first_mover_win_rate_high)}, {_n(r.first_mover_win_rate_n)})"
-                      for r in top.itertuples())
+    key = "first_mover_win_rate"
+    named = "; ".join(f"{r['rule_set']} ({row_text(r, key)}, {_n(r[f'{key}_n'])})" for _, r in f.head(most).iterrows())
     even = int(f["even_within_interval"].sum())
     worst = f.iloc[-1]
     return [f"**The fairest rule sets found:** the first mover wins {named}. {even} of {len(f)} rule sets show no "
             f"measurable first-mover edge (the interval includes 50%); the largest edge is {worst['rule_set']}'s, "
-            f"{value_text('first_mover_win_rate', worst['first_mover_win_rate'], worst['first_mover_win_rate_low'], worst['first_mover_win_rate_high'])} "
-            f"({_n(worst['first_mover_win_rate_n'])}). The knobs of every rule set named here are in the tables "
-            "below."]
+            f"{row_text(worst, key)} ({_n(worst[f'{key}_n'])}). The knobs of every rule set named here are in the "
+            "tables below."]
 
 
 def _effect_sentence(e: pd.DataFrame, figure: str, lead: str, sign: int | None = None) -> str | None:
@@ -369,6 +372,9 @@ def _preset_lines(t: dict[str, pd.DataFrame]) -> list[str]:
 
 def _method_lines(doc: dict) -> list[str]:
     factors = doc["factors"]
+    value_function = ("the player's own network" if doc["equity"].startswith("learned:") else
+                      "a logistic model fitted on the player's own games under each rule set (the player has no "
+                      "network of its own)")
     return [
         f"Reproduce with: `{doc['command']}`" if doc.get("command") else "",
         "",
@@ -383,8 +389,7 @@ def _method_lines(doc: dict) -> list[str]:
         f"`random` for the skill figure; {doc['equity_games']:,} games to fit the luck's value function (the last 20% "
         f"held out for its calibration) and {doc['luck_games']:,} further games whose every roll is valued.",
         f"* **Luck's share** is R² of the game's result on net luck (per-roll luck, docs/statistics.md), with V "
-        f"{'the player' + chr(39) + 's own network' if doc['equity'].startswith('learned:') else 'a logistic model fitted on the player' + chr(39) + 's own games under each rule set (the player has no network of its own)'}; "
-        "its interval from Fisher's z.",
+        f"{value_function}; its interval from Fisher's z.",
         f"* **Intervals.** Wilson for rates, mean ± {Z95:.2f}·sd/√n for means, order statistics for the median and the "
         "95th percentile; each figure's n is in `tables/rule_sets.csv` (`_n` columns).",
         "* **Effects.** For each figure, least squares over the rule sets in the design's space: "
