@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.install-stamp
 
-.PHONY: install test run bench clean
+.PHONY: install test run explore bench clean
 
 # Installing also compiles the kernels into Numba's cache (acesim/warmup.py), so that no command
 # waits minutes for the compiler; again whenever a kernel source changed since (the cache is cold).
@@ -31,6 +31,13 @@ run: install
 	$(BIN)/acesim report --rules european,american,navy,backgammon --games 30000 \
 		--equity-games 4000 --luck-games 600 --ladder-games 400 --strategy best \
 		--seed 42 --out results/report --force
+
+# The house-rule landscape: 256 rule sets around the European preset (the four presets among them,
+# every knob varied, a seeded random design), 4,000 games each on common dice by one player, into
+# results/landscape (design, knob effects, charts, findings; docs/landscape.md).
+explore: install
+	$(BIN)/acesim explore --base european --rule-sets 256 --games 4000 --strategy best --seed 42 \
+		--out results/landscape --force
 
 bench: install
 	$(BIN)/acesim bench moves --markdown

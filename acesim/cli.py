@@ -14,7 +14,7 @@ import re
 import shutil
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -1061,6 +1061,101 @@ _analysis_options(
 )
 
 
+# --- the house-rule landscape ----------------------------------------------------------------
+
+
+@app.command("explore", cls=LateHelp)
+def explore(
+    base: Annotated[Optional[str], typer.Option(
+        "--base", help="The base rule set: a preset or a .toml/.json rules file.  [default: european]")] = None,
+    rule: RuleOverride = None,
+    vary: Annotated[Optional[list[str]], typer.Option(
+        "--vary", metavar="KNOB[=V1,V2,...]",
+        help="A knob to vary, over all its values or those given (repeatable).  [default: every knob]")] = None,
+    design: Annotated[Optional[str], typer.Option(
+        "--design", help="auto (the full factorial if it has at most --rule-sets rule sets, else random), "
+                         "full or random.  [default: auto]")] = None,
+    rule_sets: Annotated[Optional[int], typer.Option(
+        "--rule-sets", min=1, help="Rule sets of a random design, the four presets and the base among them.  "
+                                   "[default: 128]")] = None,
+    max_rule_sets: Annotated[Optional[int], typer.Option(
+        "--max-rule-sets", min=1, help="Refuse a design larger than this.  [default: 1024]")] = None,
+    strategy: Annotated[Optional[str], typer.Option(
+        "--strategy", help=f"The one player of every rule set. {STRATEGIES}  [default: best]")] = None,
+    games: Annotated[Optional[int], typer.Option(
+        "--games", "-n", min=1, max=MAX_GAMES, help="Self-play games per rule set; the other sizes default "
+                                                     "from it.  [default: 4000]")] = None,
+    skill_games: Annotated[Optional[int], typer.Option(
+        "--skill-games", min=1, max=MAX_GAMES, help="Games per seat against random.  [default: --games / 8, "
+                                                     "at most 1000]")] = None,
+    equity_games: Annotated[Optional[int], typer.Option(
+        "--equity-games", min=1, max=MAX_GAMES, help="Games to fit the luck's equity model on.  [default: "
+                                                      "--games / 4, at most 1000]")] = None,
+    luck_games: Annotated[Optional[int], typer.Option(
+        "--luck-games", min=1, max=MAX_GAMES, help="Games whose every roll is valued.  [default: --games / 10, "
+                                                    "at most 400]")] = None,
+    seed: Annotated[Optional[int], typer.Option(
+        "--seed", min=0, max=MAX_SEED, help="Root seed of the design and the dice.  [default: 42]")] = None,
+    turn_cap: Annotated[Optional[int], typer.Option(
+        "--turn-cap", min=1, max=MAX_TURN_CAP, help="Turns after which a game ends unfinished.  "
+                                                    "[default: 10000]")] = None,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="Folder for the design, the records and the report.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing explore folder.")] = False,
+    resume: Annotated[Optional[Path], typer.Option(
+        "--resume", help="Finish the interrupted exploration in this folder (its explore.json).")] = None,
+    design_only: Annotated[bool, typer.Option(
+        "--design-only", help="Write the plan and the design table, play nothing (--resume plays it).")] = False,
+    workers: WorkersOption = None,
+    scheduler: SchedulerOption = None,
+    progress: ProgressOption = True,
+) -> None:
+    """Map the house-rule landscape. A designed experiment over the knobs: their effects on fairness, length,
+    luck and skill."""
+    from acesim import explore as X
+
+    planned = {"base": base, "rule": rule, "vary": vary, "design": design, "rule_sets": rule_sets,
+               "max_rule_sets": max_rule_sets, "strategy": strategy, "games": games, "skill_games": skill_games,
+               "equity_games": equity_games, "luck_games": luck_games, "seed": seed, "turn_cap": turn_cap}
+    with one_line_errors(), ExitStack() as stack:
+        if resume is not None:
+            given = [f"--{k.replace('_', '-')}" for k, v in planned.items() if v is not None]
+            if given or out is not None or force:
+                raise AcesimError(f"--resume continues the run with its own plan; drop "
+                                  f"{', '.join(given + ['--out'] * (out is not None) + ['--force'] * force)}")
+        elif out is None:
+            raise AcesimError("explore needs --out FOLDER (or --resume FOLDER)")
+        n_workers = _worker_count(workers)
+        bar = {}
+
+        def on_plan(plan) -> None:
+            d = plan.design
+            console.print(f"{len(d.rulesets)} rule sets ({'full factorial' if d.kind == 'full' else 'random design'} "
+                          f"of {len(d.factors)} knobs around {d.base.name}), {plan.games:,} games each, played by "
+                          f"{plan.player}, seed {plan.seed}")
+            if not design_only:
+                bar["advance"] = stack.enter_context(
+                    _progress_bar(len(d.rulesets), "rule sets", progress, unit="rule sets"))
+
+        def advance(n: int, note: str) -> None:
+            if bar.get("advance"):
+                bar["advance"](n, note)
+
+        plan, path, findings = X.explore(
+            base if base is not None else "european", rule or (), vary or (), design or "auto",
+            rule_sets if rule_sets is not None else X.DEFAULT_RULE_SETS,
+            max_rule_sets if max_rule_sets is not None else X.DEFAULT_MAX_RULE_SETS,
+            strategy if strategy is not None else "best", games if games is not None else 4_000,
+            skill_games, equity_games, luck_games, seed if seed is not None else 42,
+            turn_cap if turn_cap is not None else 10_000, out, force, resume, n_workers, scheduler, design_only,
+            advance, on_plan)
+    if design_only:
+        console.print(f"design written to {path}; acesim explore --resume {path.parent} plays it")
+        return
+    _print_markdown(findings)
+    console.print(f"landscape report, figures (PNG) and tables (CSV) in {path.parent}; open {path}")
+
+
 # --- benchmarks ---------------------------------------------------------------
 
 
@@ -1178,7 +1273,8 @@ def _drop_stdout() -> None:
 
 
 # The commands that run kernels (every other one reads files, shows rules or prints help).
-_PLAYING = {"moves", "hint", "simulate", "rollout", "ladder", "train", "compare", "bonus", "luck", "report", "bench"}
+_PLAYING = {"moves", "hint", "simulate", "rollout", "ladder", "train", "compare", "bonus", "luck", "report", "bench",
+            "explore"}
 
 
 def _compiling_note(argv: list[str]) -> None:

@@ -715,7 +715,7 @@ FIGURE_CAPTIONS = {
 }
 
 
-def _markdown_to_html(lines: list[str], images: dict[str, bytes]) -> str:
+def markdown_to_html(lines: list[str], images: dict[str, bytes]) -> str:
     """The report's Markdown as one self-contained HTML page, its charts embedded as data URIs."""
     parser = MarkdownIt("commonmark", {"html": False}).enable("table")
 
@@ -736,6 +736,9 @@ def _markdown_to_html(lines: list[str], images: dict[str, bytes]) -> str:
              "img{max-width:100%}figure{margin:1em 0}")
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>acesim report</title>"
             f"<style>{style}</style></head><body>\n" + body + "</body></html>\n")
+
+
+_markdown_to_html = markdown_to_html  # its earlier, private name
 
 
 def _is_report(out: Path) -> bool:
@@ -767,7 +770,7 @@ def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool
             frame.infer_objects().to_csv(staging / "tables" / f"{name}.csv", index=False, float_format=CSV_FLOAT)
         lines = _text(plan, results, t, set(images))
         (staging / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        (staging / "report.html").write_text(_markdown_to_html(lines, images), encoding="utf-8")
+        (staging / "report.html").write_text(markdown_to_html(lines, images), encoding="utf-8")
         meta = {
             "acesim_version": __version__,
             "rules_version": RULES_VERSION,
