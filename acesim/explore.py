@@ -35,7 +35,7 @@ from acesim.analysis.luck import trace_luck
 from acesim.cluster import backend_for, check_scheduler
 from acesim.errors import AcesimError
 from acesim.games import DEFAULT_TURN_CAP, play_games, trace_games
-from acesim.inputs import read_bytes
+from acesim.inputs import read_plan
 from acesim.kernels.strategy import RANDOM
 from acesim.landscape_report import write_report
 from acesim.limits import MAX_GAMES, MAX_TURN_CAP
@@ -453,18 +453,8 @@ def _ruleset(name: str, entry: dict) -> Ruleset:
 
 def load_plan(folder: Path) -> Plan:
     """The plan of the exploration in ``folder`` (for ``--resume``)."""
-    folder = Path(folder)
-    path = folder / PLAN_FILE
-    if not folder.is_dir():
-        raise AcesimError(f"cannot resume {folder}: no such folder")
-    if not path.exists():
-        raise AcesimError(f"cannot resume {folder}: it has no {PLAN_FILE}, so it is not an explore run")
-    try:
-        doc = json.loads(read_bytes(path, "plan", MAX_PLAN_BYTES))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise AcesimError(f"cannot resume {folder}: {PLAN_FILE} is unreadable ({error})") from None
-    if not isinstance(doc, dict):
-        raise AcesimError(f"cannot resume {folder}: {PLAN_FILE} is not a plan")
+    path = Path(folder) / PLAN_FILE
+    doc = read_plan(folder, PLAN_FILE, "an explore run", MAX_PLAN_BYTES)
     return plan_from_description(doc, str(path))
 
 

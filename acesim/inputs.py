@@ -6,6 +6,8 @@ or a device would block or never end, so it is refused before it is opened.
 
 from __future__ import annotations
 
+import json
+
 import stat
 from pathlib import Path
 from typing import TextIO
@@ -67,3 +69,22 @@ def read_bytes(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> byt
 
 def _size(n: int) -> str:
     return f"{n // 2**20} MiB" if n >= 2**20 else f"{n // 2**10} KiB" if n >= 2**10 else f"{n} bytes"
+
+
+def read_plan(folder: str | Path, name: str, run: str, limit: int) -> dict:
+    """The JSON plan ``name`` of the run in ``folder``, for ``--resume``; ``run`` says what kind of run
+    holds one (in the error when it is missing)."""
+    folder = Path(folder)
+    path = folder / name
+    if not folder.is_dir():
+        raise AcesimError(f"cannot resume {folder}: no such folder")
+    if not path.exists() and not path.is_symlink():
+        raise AcesimError(f"cannot resume {folder}: it has no {name}, so it is not {run}")
+    try:
+        # a regular file of bounded size only: a FIFO would block, a huge file fill the memory
+        doc = json.loads(read_bytes(path, "plan", limit))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise AcesimError(f"cannot resume {folder}: {name} is unreadable ({error})") from None
+    if not isinstance(doc, dict):
+        raise AcesimError(f"cannot resume {folder}: {name} is not a plan")
+    return doc

@@ -22,7 +22,7 @@ from acesim.analysis.landscape import EFFECT_FIGURES, FIGURES, TARGETS
 from acesim.errors import AcesimError
 from acesim.findings import percent, plain, points_of_percent, signed
 from acesim.plots import landscape as P
-from acesim.report import CSV_FLOAT, markdown_to_html
+from acesim.report import markdown_to_html, stage_charts_and_tables
 from acesim.rules import KNOBS, PRESETS
 from acesim.stats import Z95
 from acesim.terminal import markdown_table
@@ -491,15 +491,7 @@ def write_report(doc: dict, t: dict[str, pd.DataFrame], out: Path) -> tuple[Path
     figs = charts(t)
     staging = io.staging_folder(out)
     try:
-        (staging / "figures").mkdir()
-        (staging / "tables").mkdir()
-        images = {}
-        for name, fig in figs.items():
-            path = staging / "figures" / f"{name}.png"
-            fig.savefig(path, dpi=110)
-            images[name] = path.read_bytes()
-        for name, frame in t.items():
-            frame.infer_objects().to_csv(staging / "tables" / f"{name}.csv", index=False, float_format=CSV_FLOAT)
+        images = stage_charts_and_tables(staging, figs, t)
         lines = markdown(doc, t, list(images))
         (staging / "landscape.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
         (staging / "landscape.html").write_text(markdown_to_html(lines, images), encoding="utf-8")

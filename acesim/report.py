@@ -750,6 +750,23 @@ def check_output(out: Path, force: bool) -> None:
     io.check_output_folder(out, force, "report", _is_report)
 
 
+def stage_charts_and_tables(staging: Path, figs: dict, t: dict[str, pd.DataFrame]) -> dict[str, bytes]:
+    """Write a report's charts (``figures/NAME.png``) and tables (``tables/NAME.csv``) into its staging
+    folder; returns each chart's bytes, for the HTML to embed."""
+    (staging / "figures").mkdir()
+    (staging / "tables").mkdir()
+    images = {}
+    for name, fig in figs.items():
+        path = staging / "figures" / f"{name}.png"
+        fig.savefig(path, dpi=110)
+        images[name] = path.read_bytes()
+    for name, frame in t.items():
+        # a concat with an empty frame (no 1-2 bonus under backgammon) leaves object columns, which
+        # to_csv would print at full precision
+        frame.infer_objects().to_csv(staging / "tables" / f"{name}.csv", index=False, float_format=CSV_FLOAT)
+    return images
+
+
 def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool = False) -> Path:
     """Write the report into ``out`` (replaced only with ``force``); returns the HTML path."""
     check_output(out, force)
@@ -757,17 +774,7 @@ def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool
     figs = figures(plan, results, t)
     staging = io.staging_folder(out)
     try:
-        (staging / "figures").mkdir()
-        (staging / "tables").mkdir()
-        images = {}
-        for name, fig in figs.items():
-            path = staging / "figures" / f"{name}.png"
-            fig.savefig(path, dpi=110)
-            images[name] = path.read_bytes()
-        for name, frame in t.items():
-            # a concat with an empty frame (no 1-2 bonus under backgammon) leaves object columns, which
-            # to_csv would print at full precision
-            frame.infer_objects().to_csv(staging / "tables" / f"{name}.csv", index=False, float_format=CSV_FLOAT)
+        images = stage_charts_and_tables(staging, figs, t)
         lines = _text(plan, results, t, set(images))
         (staging / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
         (staging / "report.html").write_text(markdown_to_html(lines, images), encoding="utf-8")

@@ -30,7 +30,7 @@ import pandas as pd
 from acesim import __version__, io
 from acesim.cluster import backend_for
 from acesim.errors import AcesimError
-from acesim.inputs import read_bytes
+from acesim.inputs import read_plan
 from acesim.games import COLUMNS, DEFAULT_TURN_CAP, play_records, records_frame
 from acesim.kernels.evaluate import N_FEATURES
 from acesim.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_TURN_CAP
@@ -143,17 +143,7 @@ def plan_from_description(doc: dict, where: str = "plan.json") -> Plan:
 def load_plan(out: Path) -> Plan:
     """The plan of the run in folder ``out`` (for ``--resume``)."""
     path = Path(out) / PLAN_FILE
-    if not Path(out).is_dir():
-        raise AcesimError(f"cannot resume {out}: no such folder")
-    if not path.exists() and not path.is_symlink():
-        raise AcesimError(f"cannot resume {out}: it has no {PLAN_FILE}, so it is not an acesim run")
-    try:
-        # a regular file of bounded size only: a FIFO would block, a huge file fill the memory
-        doc = json.loads(read_bytes(path, "plan", MAX_PLAN_BYTES))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise AcesimError(f"cannot resume {out}: {PLAN_FILE} is unreadable ({error})") from None
-    if not isinstance(doc, dict):
-        raise AcesimError(f"cannot resume {out}: {PLAN_FILE} is not a plan")
+    doc = read_plan(out, PLAN_FILE, "an acesim run", MAX_PLAN_BYTES)
     return plan_from_description(doc, str(path))
 
 

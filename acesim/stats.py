@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 Z95 = 1.959963984540054
 
 
@@ -31,4 +33,16 @@ def mean_ci(n: int, total: float, total_sq: float, z: float = Z95) -> tuple[floa
         return (mean, math.nan, math.nan)
     var = max(0.0, (total_sq - n * mean * mean) / (n - 1))
     half = z * math.sqrt(var / n)
+    return (mean, mean - half, mean + half)
+
+
+def sample_mean_ci(x: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
+    """``(mean, low, high)``: ``mean ± z·sd/√n`` of the values ``x`` (sd with n − 1); nan where undefined."""
+    n = len(x)
+    if n == 0:
+        return (math.nan, math.nan, math.nan)
+    mean = float(np.mean(x))
+    if n == 1:
+        return (mean, math.nan, math.nan)
+    half = z * float(np.std(x, ddof=1)) / math.sqrt(n)
     return (mean, mean - half, mean + half)

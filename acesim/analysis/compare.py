@@ -25,7 +25,7 @@ import pandas as pd
 
 from acesim.errors import AcesimError
 from acesim.rules import Ruleset, parse_override
-from acesim.stats import Z95, wilson, wilson_share
+from acesim.stats import Z95, sample_mean_ci, wilson, wilson_share
 
 # How the interval of the forfeit share is computed; also a column of the table.
 FORFEIT_SHARE_METHOD = (
@@ -92,18 +92,6 @@ def per_game(df: pd.DataFrame) -> pd.DataFrame:
         index=pd.Index(df["game"].to_numpy(np.int64), name="game"),
     )
     return out
-
-
-def _mean_ci(x: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
-    """``(mean, low, high)``: ``mean ± z·sd/√n`` (sd with n − 1); nan where undefined."""
-    n = len(x)
-    if n == 0:
-        return (math.nan, math.nan, math.nan)
-    mean = float(np.mean(x))
-    if n == 1:
-        return (mean, math.nan, math.nan)
-    half = z * float(np.std(x, ddof=1)) / math.sqrt(n)
-    return (mean, mean - half, mean + half)
 
 
 def _median(x: np.ndarray) -> float:
@@ -174,7 +162,7 @@ def rule_set_table(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
             ("extra_rolls_per_game", "extra_rolls", False),
         ):
             x = done[column].to_numpy()
-            row[key], row[f"{key}_low"], row[f"{key}_high"] = _mean_ci(x)
+            row[key], row[f"{key}_low"], row[f"{key}_high"] = sample_mean_ci(x)
             if median:
                 row[f"{key}_median"] = _median(x)
         forfeits, turns = done["forfeits"].to_numpy(), done["turns"].to_numpy()
@@ -215,7 +203,7 @@ def cube_table(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
             ("cube_offers_per_game", _both(done, "cube_offers")),
             ("points_per_game", done["points"].to_numpy(np.float64)),
         ):
-            row[key], row[f"{key}_low"], row[f"{key}_high"] = _mean_ci(x)
+            row[key], row[f"{key}_low"], row[f"{key}_high"] = sample_mean_ci(x)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -284,8 +272,8 @@ def paired_differences(
         for metric in metrics:
             xa = games[metric].to_numpy()[both]
             xb = base_games[metric].to_numpy()[both]
-            diff, low, high = _mean_ci(xa - xb)
-            _, b_low, b_high = _mean_ci(xa - xb, z_bonf)
+            diff, low, high = sample_mean_ci(xa - xb)
+            _, b_low, b_high = sample_mean_ci(xa - xb, z_bonf)
             if n > 1:
                 half = Z95 * math.sqrt((np.var(xa, ddof=1) + np.var(xb, ddof=1)) / n)
             else:

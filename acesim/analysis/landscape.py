@@ -30,7 +30,7 @@ from acesim.analysis import compare as C
 from acesim.analysis.luck import luck_summary
 from acesim.errors import AcesimError
 from acesim.rules import KNOB_VALUES, KNOBS, PRESETS, Ruleset
-from acesim.stats import Z95, wilson
+from acesim.stats import Z95, sample_mean_ci, wilson
 
 ALPHA = 0.05
 
@@ -104,17 +104,6 @@ def quantile_ci(x: np.ndarray, q: float, z: float = Z95) -> tuple[float, float, 
     return (float(np.quantile(x, q, method="inverted_cdf")), float(x[lo]), float(x[hi]))
 
 
-def _mean_ci(x: np.ndarray) -> tuple[float, float, float]:
-    n = len(x)
-    if n == 0:
-        return (math.nan, math.nan, math.nan)
-    mean = float(np.mean(x))
-    if n == 1:
-        return (mean, math.nan, math.nan)
-    half = Z95 * float(np.std(x, ddof=1)) / math.sqrt(n)
-    return (mean, mean - half, mean + half)
-
-
 def _put(row: dict, key: str, value: tuple[float, float, float], n: int) -> None:
     row[key], row[f"{key}_low"], row[f"{key}_high"] = value
     row[f"{key}_n"] = int(n)
@@ -133,17 +122,17 @@ def rule_set_row(data: RuleSetData, player: str) -> dict:
     _put(row, "first_mover_points", (basic["first_mover_points"], basic["first_mover_points_low"],
                                      basic["first_mover_points_high"]), finished)
     rolls = done["rolls"].to_numpy()
-    _put(row, "rolls_mean", _mean_ci(rolls), finished)
+    _put(row, "rolls_mean", sample_mean_ci(rolls), finished)
     _put(row, "rolls_median", quantile_ci(rolls, 0.5), finished)
     _put(row, "rolls_p95", quantile_ci(rolls, 0.95), finished)
-    _put(row, "turns_mean", _mean_ci(done["turns"].to_numpy()), finished)
+    _put(row, "turns_mean", sample_mean_ci(done["turns"].to_numpy()), finished)
     _put(row, "turn_cap_share", ((n - finished) / n, *wilson(n - finished, n)), n)
-    points = _mean_ci(done["points"].to_numpy())
+    points = sample_mean_ci(done["points"].to_numpy())
     _put(row, "points_per_game", points, finished)
     # every finished game is worth at least one point, so the mean's interval is cut there before the log
     _put(row, "log_points_per_game", tuple(math.log(max(v, 1.0)) if not math.isnan(v) else math.nan
                                            for v in points), finished)
-    _put(row, "forfeits_per_game", _mean_ci(done["forfeits"].to_numpy()), finished)
+    _put(row, "forfeits_per_game", sample_mean_ci(done["forfeits"].to_numpy()), finished)
     _put(row, "forfeit_share", (basic["forfeit_share"], basic["forfeit_share_low"], basic["forfeit_share_high"]),
          int(basic["turns"]))
     luck = luck_summary(data.luck, name, player, player)
