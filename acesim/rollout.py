@@ -436,6 +436,9 @@ def format_rollout(result: Rollout, width: int = WIDTH) -> str:
     keys = header.index("play") + 1 if "play" in header else (2 if "double" in header else 1)
     lines += text_table(header, body, width, keys=keys, left=set(range(len(header))),
                         text={keys - 1} if "play" in header else set())
+    separation = _separation_line(frame)
+    if separation:
+        lines += [""] + textwrap.wrap(separation, width, break_long_words=False)
     best = frame.iloc[0]
     shares = result.outcomes[(result.outcomes["play"] == best["play"]) & (result.outcomes["double"] == best["double"])]
     if len(shares):
@@ -448,6 +451,18 @@ def format_rollout(result: Rollout, width: int = WIDTH) -> str:
     if a["truncate"]:
         lines += [""] + textwrap.wrap(_truncation_note(a, frame), width, break_long_words=False)
     return "\n".join(lines)
+
+
+def _separation_line(frame: pd.DataFrame) -> str:
+    """Which candidates the rollout could not tell from the best: their paired interval holds 0."""
+    if len(frame) < 2:
+        return ""
+    close = frame.iloc[1:][frame["diff_high"].iloc[1:] >= 0]
+    if not len(close):
+        return "#1 is ahead of every other candidate: each paired interval excludes 0."
+    names = ", ".join(f"#{r.rank}" for r in close.itertuples())
+    return (f"Not separated: {names} {'is' if len(close) == 1 else 'are'} within the noise of #1 (the "
+            "paired interval holds 0); --until-ci plays on until the intervals are narrow enough to tell.")
 
 
 def _choice_line(a: dict) -> str:

@@ -301,3 +301,17 @@ def test_a_rollout_rolls_out_a_named_play_and_says_how_it_chose():
 def test_bad_filters_are_one_line(args, fragment):
     one_line_error(run("rollout", "--rules", "backgammon", "--position", "start", "--games", "36",
                        "--strategy", "learned:backgammon", "--workers", "1", "--no-progress", *args), fragment)
+
+
+def test_the_text_says_which_candidates_the_rollout_did_not_separate():
+    from acesim.rollout import _separation_line
+
+    frame = pd.DataFrame({"rank": [1, 2, 3], "diff_high": [0.0, 0.01, -0.02]})
+    assert _separation_line(frame).startswith("Not separated: #2 is within the noise of #1")
+    frame["diff_high"] = [0.0, -0.01, -0.02]
+    assert _separation_line(frame).startswith("#1 is ahead of every other candidate")
+    assert _separation_line(frame.head(1)) == ""
+    out = run("rollout", "--rules", "backgammon", "--position", "start", "--dice", "6-2", "--games", "36",
+              "--strategy", "learned:backgammon", "--workers", "1", "--no-progress")
+    assert out.exit_code == 0, out.output
+    assert "Not separated: #2" in out.output or "#1 is ahead of every other candidate" in out.output
