@@ -346,6 +346,23 @@ def staging_folder(out: Path) -> Path:
     return staging
 
 
+@contextmanager
+def building_folder(out: Path) -> Iterator[Path]:
+    """A staging folder to build ``out`` in (``staging_folder``), put in its place (``replace_folder``) when
+    the block ends; given up on any error, an ``OSError`` becoming one line naming ``out``."""
+    out = Path(out)
+    staging = staging_folder(out)
+    try:
+        yield staging
+    except OSError as error:
+        remove_folder(staging)
+        raise AcesimError(f"cannot write {out}: {_reason(error)}") from None
+    except BaseException:
+        remove_folder(staging)
+        raise
+    replace_folder(staging, out)
+
+
 def remove_folder(folder: Path) -> None:
     """Remove ``folder`` and everything in it, if it exists (a staging folder given up)."""
     shutil.rmtree(folder, ignore_errors=True)

@@ -19,7 +19,6 @@ import pandas as pd
 
 from acesim import io
 from acesim.analysis.landscape import EFFECT_FIGURES, FIGURES, TARGETS
-from acesim.errors import AcesimError
 from acesim.findings import percent, plain, points_of_percent, signed
 from acesim.plots import landscape as P
 from acesim.report import markdown_to_html, stage_charts_and_tables
@@ -489,19 +488,11 @@ def write_report(doc: dict, t: dict[str, pd.DataFrame], out: Path) -> tuple[Path
     findings (Markdown lines)."""
     out = Path(out)
     figs = charts(t)
-    staging = io.staging_folder(out)
-    try:
+    with io.building_folder(out) as staging:
         images = stage_charts_and_tables(staging, figs, t)
         lines = markdown(doc, t, list(images))
         (staging / "landscape.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
         (staging / "landscape.html").write_text(markdown_to_html(lines, images), encoding="utf-8")
         (staging / REPORT_MARK).write_text(json.dumps({**doc, "figures": sorted(images), "tables": sorted(t)},
                                                       indent=2) + "\n", encoding="utf-8")
-    except OSError as error:
-        io.remove_folder(staging)
-        raise AcesimError(f"cannot write {out}: {error.strerror or error}") from None
-    except BaseException:
-        io.remove_folder(staging)
-        raise
-    io.replace_folder(staging, out)
     return out / "landscape.html", findings(doc, t)

@@ -772,8 +772,7 @@ def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool
     check_output(out, force)
     t = tables(plan, results)
     figs = figures(plan, results, t)
-    staging = io.staging_folder(out)
-    try:
+    with io.building_folder(out) as staging:
         images = stage_charts_and_tables(staging, figs, t)
         lines = _text(plan, results, t, set(images))
         (staging / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -797,13 +796,6 @@ def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool
             "tables": sorted(t),
         }
         (staging / REPORT_MARK).write_text(json.dumps(meta, indent=2, default=str) + "\n")
-    except OSError as error:
-        io.remove_folder(staging)
-        raise AcesimError(f"cannot write {out}: {error.strerror or error}") from None
-    except BaseException:
-        io.remove_folder(staging)
-        raise
-    io.replace_folder(staging, out)
     return out / "report.html"
 
 
