@@ -6,10 +6,10 @@ STAMP := $(VENV)/.install-stamp
 
 .PHONY: install test run explore bench clean
 
-# Installing also compiles the kernels into Numba's cache (acesim/warmup.py), so that no command
+# Installing also compiles the kernels into Numba's cache (acesim/runs/warmup.py), so that no command
 # waits minutes for the compiler; again whenever a kernel source changed since (the cache is cold).
 install: $(STAMP)
-	@$(BIN)/python -m acesim.warmup --if-cold
+	@$(BIN)/python -m acesim.runs.warmup --if-cold
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -22,11 +22,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from acesim import io as aio
-from acesim.errors import AcesimError
-from acesim.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED, MAX_TURN_CAP, TRAIN_WIDTH
-from acesim.tasks import check_workers, default_workers
-from acesim.terminal import WIDTH, markdown_blocks, markdown_table, rich_tables
+from acesim.common import files as aio
+from acesim.common.errors import AcesimError
+from acesim.common.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED, MAX_TURN_CAP, TRAIN_WIDTH
+from acesim.common.tasks import check_workers, default_workers
+from acesim.common.terminal import WIDTH, markdown_blocks, markdown_table, rich_tables
 
 # Plain help, not rich's: rich reads "[european]" or "[default: 42]" in a help text as a
 # markup tag and drops it, and every app and sub-app must say so (each decides for its commands).
@@ -76,14 +76,14 @@ ANALYSIS_GAMES = 10_000  # --games of compare, bonus, luck and report
 
 def _late_help(key: str) -> str:
     if key == "strategies":
-        from acesim.model_files import model_dir
-        from acesim.strategies import strategy_names
+        from acesim.engine.model_files import model_dir
+        from acesim.engine.strategies import strategy_names
 
         shipped = ", ".join(sorted(p.stem for p in model_dir().glob("*.npz"))) or "none"
         return (f"Strategies: {', '.join(strategy_names())}; learned:NAME of a shipped model ({shipped}) or "
                 f"learned:PATH.npz; best: one shipped learned model that plays every rule set at hand, else expert; NAME@full searches "
                 f"every play, NAME@beam=K a beam of K positions.")
-    from acesim.report import report_sizes_from_numbers
+    from acesim.runs.report import report_sizes_from_numbers
 
     return f"{report_sizes_from_numbers(ANALYSIS_GAMES)[key]:,}"
 
@@ -98,7 +98,7 @@ class LateHelp(typer.core.TyperCommand):
         super().format_help(ctx, formatter)
 
 
-# Tables are laid out for 100 columns, or the terminal's width if it is wider (acesim.terminal);
+# Tables are laid out for 100 columns, or the terminal's width if it is wider (acesim.common.terminal);
 # piped output would otherwise be cut to 80 columns.
 console = Console(highlight=False, width=max(shutil.get_terminal_size().columns, WIDTH))
 
@@ -108,7 +108,7 @@ POSITION_HELP = "'start', a position ID, inline JSON, a .json file, a GNU ID or 
 def _check_scheduler(scheduler: str | None) -> None:
     """Refuse a bad --scheduler before any work (Dask is imported only when one is given)."""
     if scheduler is not None:
-        from acesim.cluster import check_scheduler
+        from acesim.common.cluster import check_scheduler
 
         check_scheduler(scheduler)
 
@@ -141,9 +141,9 @@ def one_line_errors() -> Iterator[None]:
 @rules_app.command("list")
 def rules_list() -> None:
     """The rule presets and where each comes from."""
-    from acesim.rules import PRESET_SOURCES, PRESETS
+    from acesim.engine.rules import PRESET_SOURCES, PRESETS
 
-    from acesim.rules import KNOBS
+    from acesim.engine.rules import KNOBS
 
     rows = [[knob, *(_show_value(getattr(r, knob)) for r in PRESETS.values())] for knob in KNOBS]
     for table in rich_tables(["knob", *PRESETS], rows, console.width, keys=1,
@@ -160,7 +160,7 @@ def rules_show(
     as_json: Annotated[bool, typer.Option("--json", help="Print the knobs as JSON.")] = False,
 ) -> None:
     """Every knob of a rule set, with the preset it starts from."""
-    from acesim.rules import KNOBS, RULES_VERSION, allowed_values, load_ruleset
+    from acesim.engine.rules import KNOBS, RULES_VERSION, allowed_values, load_ruleset
 
     with one_line_errors():
         ruleset = load_ruleset(name, rule or ())
@@ -202,8 +202,8 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON form.")] = False,
 ) -> None:
     """Draw a position as a text board (X is the side on roll)."""
-    from acesim.position import parse_position
-    from acesim.rules import load_ruleset
+    from acesim.engine.position import parse_position
+    from acesim.engine.rules import load_ruleset
 
     with one_line_errors():
         ruleset = load_ruleset(rules)
@@ -254,7 +254,7 @@ def moves(
             if out is not None:
                 # before the answers: never a device, FIFO or symlink, never the batch itself
                 aio.check_output_file(out, force, [batch])
-            from acesim.moves import answer_batch_file
+            from acesim.engine.moves import answer_batch_file
 
             failed = answer_batch_file(batch, out)
         if failed:
@@ -262,9 +262,9 @@ def moves(
             raise typer.Exit(1)
         return
 
-    from acesim.moves import legal_plays, parse_dice, result_to_json
-    from acesim.position import parse_position
-    from acesim.rules import load_ruleset
+    from acesim.engine.moves import legal_plays, parse_dice, result_to_json
+    from acesim.engine.position import parse_position
+    from acesim.engine.rules import load_ruleset
 
     with one_line_errors():
         if position is None or dice is None:
@@ -307,10 +307,10 @@ def hint(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: the attributes and one object per play.")] = False,
 ) -> None:
     """Rank every legal play of a roll. By a strategy's evaluation; after a 1-2, the six doubles too."""
-    from acesim.analysis.hint import format_hint, hint_json
-    from acesim.analysis.hint import hint as rank_plays
-    from acesim.position import parse_position
-    from acesim.rules import load_ruleset
+    from acesim.analyses.hint import format_hint, hint_json
+    from acesim.analyses.hint import hint as rank_plays
+    from acesim.engine.position import parse_position
+    from acesim.engine.rules import load_ruleset
 
     with one_line_errors():
         ruleset = load_ruleset(rules, rule or ())
@@ -326,7 +326,7 @@ def hint(
 
 def _unreached_note(ruleset, position, strategy: str) -> None:
     """Say on stderr when a network is asked about a position its rules' games never reach."""
-    from acesim.position import unreached_by
+    from acesim.engine.position import unreached_by
 
     why = unreached_by(position, ruleset.start)
     if why is not None and strategy.startswith("learned:"):
@@ -359,14 +359,14 @@ def _worker_count(workers: int | None) -> int:
 
 
 def _rule_sets(spec: str, overrides: list[str] | None):
-    from acesim.rules import load_rulesets
+    from acesim.engine.rules import load_rulesets
 
     return load_rulesets(spec, overrides or ())
 
 
 def _rules_files(spec: str) -> list[Path]:
     """The files among the comma-separated names of ``--rules`` (every name that is not a preset)."""
-    from acesim.rules import PRESETS
+    from acesim.engine.rules import PRESETS
 
     return [Path(n.strip()) for n in spec.split(",") if n.strip() and n.strip() not in PRESETS]
 
@@ -422,7 +422,7 @@ def _summary_table(summaries: list[dict], width: int | None = None) -> list[Tabl
     """The figures of every rule set side by side, each rule set's value and n in one table
     (as many tables as ``width``, the console's by default, needs); simulate says the players
     and the seed before its games."""
-    from acesim.summary import PERCENT_FIGURES, has_cube, table_rows
+    from acesim.analyses.summary import PERCENT_FIGURES, has_cube, table_rows
 
     header = ["figure"]
     for doc in summaries:
@@ -519,8 +519,8 @@ def simulate(
     progress: ProgressOption = True,
 ) -> None:
     """Play many games and summarise them (records as chunked Parquet under --out)."""
-    from acesim import simulate as sim
-    from acesim.strategies import load_strategy
+    from acesim.runs import simulate as sim
+    from acesim.engine.strategies import load_strategy
 
     with one_line_errors():
         n_workers = _worker_count(workers)
@@ -607,11 +607,11 @@ def rollout(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: the settings, the candidates, the outcomes.")] = False,
 ) -> None:
     """Roll out a position or a roll's best plays. Games played on from each, with luck-corrected values."""
-    from acesim.analysis.hint import Filter
-    from acesim.position import parse_position
-    from acesim.rollout import Choice, format_rollout, rollout_json
-    from acesim.rollout import rollout as roll_out
-    from acesim.rules import load_ruleset
+    from acesim.analyses.hint import Filter
+    from acesim.engine.position import parse_position
+    from acesim.analyses.rollout import Choice, format_rollout, rollout_json
+    from acesim.analyses.rollout import rollout as roll_out
+    from acesim.engine.rules import load_ruleset
 
     with one_line_errors():
         ruleset = load_ruleset(rules, rule or ())
@@ -659,8 +659,8 @@ def ladder(
     progress: ProgressOption = True,
 ) -> None:
     """Round-robin of strategies, both seats, win rates with 95% intervals."""
-    from acesim.ladder import ladder as run_ladder, ladder_matrix, ladder_table
-    from acesim.strategies import load_strategy, resolve_spec, strategy_names
+    from acesim.runs.ladder import ladder as run_ladder, ladder_matrix, ladder_table
+    from acesim.engine.strategies import load_strategy, resolve_spec, strategy_names
 
     with one_line_errors():
         rule_sets = _rule_sets(rules, rule)
@@ -758,7 +758,7 @@ def train(
     progress: ProgressOption = True,
 ) -> None:
     """Train the learned player by TD(lambda) self-play and write its model file."""
-    from acesim import learned as L
+    from acesim.runs import training as L
 
     with one_line_errors():
         if resume is not None or random_share is not None or rules == "all" or "," in rules:
@@ -825,8 +825,8 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
                    eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume, workers,
                    progress, alpha_halving, start) -> None:
     """``acesim train`` of one network that reads the rules: a new run, or ``--resume`` of one."""
-    from acesim import learned as L
-    from acesim.rules import PRESETS
+    from acesim.runs import training as L
+    from acesim.engine.rules import PRESETS
 
     if out is None:
         raise AcesimError("train needs --out FILE.npz")
@@ -954,7 +954,7 @@ def _analysis(
     progress: bool = True,
 ) -> None:
     """The shared body of compare, bonus, luck and report: plan, run, print, write."""
-    from acesim import report as R
+    from acesim.runs import report as R
 
     with one_line_errors():
         plan = R.analysis_plan(name, parts, rules, rules_file or (), rule or (), sweep, games, strategy,
@@ -1112,7 +1112,7 @@ def explore(
 ) -> None:
     """Map the house-rule landscape. A designed experiment over the knobs: their effects on fairness, length,
     luck and skill."""
-    from acesim import explore as X
+    from acesim.runs import explore as X
 
     planned = {"base": base, "rule": rule, "vary": vary, "design": design, "rule_sets": rule_sets,
                "max_rule_sets": max_rule_sets, "strategy": strategy, "games": games, "skill_games": skill_games,
@@ -1167,7 +1167,7 @@ def bench_moves(
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
 ) -> None:
     """Legal-play generation speed per preset, and OpenSpiel's legal_actions() for scale."""
-    from acesim.bench import bench_moves as run, format_moves_table
+    from acesim.runs.bench import bench_moves as run, format_moves_table
 
     with one_line_errors():
         rows = run(positions, openspiel_positions, seed)
@@ -1183,7 +1183,7 @@ def bench_games(
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
 ) -> None:
     """Whole self-play games per second per core, per preset and strategy, and OpenSpiel's."""
-    from acesim.bench import bench_games as run, format_games_table
+    from acesim.runs.bench import bench_games as run, format_games_table
 
     with one_line_errors():
         if games <= 0:
@@ -1199,7 +1199,7 @@ def bench_hint(
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
 ) -> None:
     """Seconds per hint, per preset and ply, with the rule set's best player."""
-    from acesim.bench import bench_hint as run
+    from acesim.runs.bench import bench_hint as run
 
     with one_line_errors():
         typer.echo(run(positions, seed, markdown))
@@ -1214,7 +1214,7 @@ def bench_rollout(
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
 ) -> None:
     """How many times fewer trials a luck-corrected rollout needs, per preset."""
-    from acesim.bench import bench_rollout as run
+    from acesim.runs.bench import bench_rollout as run
 
     with one_line_errors():
         typer.echo(run(positions, trials, seed, _worker_count(workers), markdown))
@@ -1229,7 +1229,7 @@ def bench_simulate(
     seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Root seed.")] = 2026,
 ) -> None:
     """A full simulate run into a temporary folder: wall time, games/s, peak memory."""
-    from acesim.bench import bench_simulate as run
+    from acesim.runs.bench import bench_simulate as run
 
     with one_line_errors():
         if games <= 0:
@@ -1248,7 +1248,7 @@ def bench_cluster(
     seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Root seed.")] = 2026,
 ) -> None:
     """The same run locally and on a Dask LocalCluster: games/s and the overhead per chunk."""
-    from acesim.bench import bench_cluster as run
+    from acesim.runs.bench import bench_cluster as run
 
     with one_line_errors():
         if games <= 0:
@@ -1299,7 +1299,7 @@ def main() -> None:
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except OSError as exc:
-        # writing standard output (the only file not written through acesim.io) failed
+        # writing standard output (the only file not written through acesim.common.files) failed
         if exc.filename is not None or exc.errno not in _OUTPUT_ERRNOS:
             raise
         _drop_stdout()

@@ -12,10 +12,10 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from acesim.analysis.bonus import win_by_difference
-from acesim.analysis.compare import paired_differences, rule_set_table
-from acesim.games import play_games
-from acesim.rules import Ruleset
+from acesim.analyses.bonus import win_by_difference
+from acesim.analyses.compare import paired_differences, rule_set_table
+from acesim.engine.games import play_games
+from acesim.engine.rules import Ruleset
 
 CLUB_RULES = Path("examples/club-rules.toml")
 GAMES = 4000  # per rule set; intervals shrink with the square root of this

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from acesim.position import Position
-from acesim.rules import KNOB_VALUES, KNOBS
+from acesim.engine.position import Position
+from acesim.engine.rules import KNOB_VALUES, KNOBS
 
 
 def P(pts=None, bar=(0, 0), waiting=(0, 0), off=None) -> Position:

@@ -44,8 +44,8 @@ segment started from:
 
 from __future__ import annotations
 
-from acesim.position import Position
-from acesim.rules import Ruleset
+from acesim.engine.position import Position
+from acesim.engine.rules import Ruleset
 
 N_CHECKERS = 15
 BAR = "bar"

@@ -2,8 +2,8 @@
 
 import math
 
-from acesim.bench import bench_games, format_games_table
-from acesim.rules import PRESETS
+from acesim.engine.rules import PRESETS
+from acesim.runs.bench import bench_games, format_games_table
 
 
 def test_games_bench_times_every_case_in_rounds_and_reports_best_and_worst():

@@ -4,6 +4,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from acesim.engine.rules import KNOB_VALUES, PRESETS, Ruleset
+from acesim.engine.sampling import sample_positions
 from acesim.kernels import layout as L
 from acesim.kernels.board import (
     ILLEGAL,
@@ -17,8 +19,6 @@ from acesim.kernels.board import (
     occupied_mask,
     open_mask,
 )
-from acesim.rules import KNOB_VALUES, PRESETS, Ruleset
-from acesim.sampling import sample_positions
 from tests.helpers import knob_mixes
 
 SOURCES = [L.FROM_BAR, L.FROM_WAITING, *range(1, L.N_POINTS + 1)]

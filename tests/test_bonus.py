@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from acesim.analysis.bonus import bonus_model, chosen_doubles, side_rows, win_by_difference
-from acesim.errors import AcesimError
-from acesim.games import play_games
-from acesim.plots.bonus import chosen_doubles_chart, win_by_difference_chart
-from acesim.rules import Ruleset
+from acesim.analyses.bonus import bonus_model, chosen_doubles, side_rows, win_by_difference
+from acesim.common.errors import AcesimError
+from acesim.engine.games import play_games
+from acesim.engine.rules import Ruleset
+from acesim.outputs.bonus_charts import chosen_doubles_chart, win_by_difference_chart
 
 
 def records(n: int, seed: int, win_a) -> pd.DataFrame:

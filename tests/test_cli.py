@@ -28,9 +28,9 @@ from typer.testing import CliRunner
 
 from acesim import cli
 from acesim.cli import app
-from acesim.moves import answer_query
-from acesim.position import Position
-from acesim.rules import KNOBS, PRESET_SOURCES, PRESETS, RULES_VERSION
+from acesim.engine.moves import answer_query
+from acesim.engine.position import Position
+from acesim.engine.rules import KNOBS, PRESET_SOURCES, PRESETS, RULES_VERSION
 
 runner = CliRunner()
 
@@ -856,7 +856,7 @@ def test_defaults_in_square_brackets_survive_in_help():
 
 
 def test_the_size_options_show_their_default_at_the_default_games():
-    from acesim.report import report_sizes_from_numbers
+    from acesim.runs.report import report_sizes_from_numbers
 
     sizes = report_sizes_from_numbers(cli.ANALYSIS_GAMES)
     blocks = option_helps(help_page(["report"]))
@@ -876,8 +876,8 @@ def test_strategy_options_are_found():
 
 @pytest.mark.parametrize("words, option", STRATEGY_OPTIONS, ids=lambda x: " ".join(x) if isinstance(x, list) else x)
 def test_strategy_help_lists_the_strategies_that_exist(words, option):
-    from acesim.model_files import model_dir
-    from acesim.strategies import strategy_names
+    from acesim.engine.model_files import model_dir
+    from acesim.engine.strategies import strategy_names
 
     said = option_helps(help_page(words))[option]
     for name in strategy_names():
@@ -889,9 +889,9 @@ def test_strategy_help_lists_the_strategies_that_exist(words, option):
 
 
 def test_strategy_help_reads_the_weights_file(monkeypatch):
-    import acesim.strategies
+    import acesim.engine.strategies
 
-    monkeypatch.setattr(acesim.strategies, "strategy_names", lambda path=None: ["random", "club_favourite"])
+    monkeypatch.setattr(acesim.engine.strategies, "strategy_names", lambda path=None: ["random", "club_favourite"])
     assert "club_favourite" in option_helps(help_page(["simulate"]))["--strategy"]
 
 
@@ -988,7 +988,7 @@ def test_an_option_of_another_analysis_is_a_one_line_usage_error(args, fragment)
 @pytest.mark.parametrize("name", list(ANALYSIS_PARTS))
 def test_the_reproducing_command_line_is_one_the_command_takes(name):
     """A report's "Reproduce with" line names only options its command has."""
-    from acesim.report import analysis_plan
+    from acesim.runs.report import analysis_plan
 
     plan = analysis_plan(name, ANALYSIS_PARTS[name], "european", games=100, equity="logistic", out=Path("x"))
     words = shlex.split(plan.command)

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from acesim import simulate as sim
 from acesim.cli import app
-from acesim.rules import Ruleset
-from acesim.strategies import load_strategy
+from acesim.engine.rules import Ruleset
+from acesim.engine.strategies import load_strategy
+from acesim.runs import simulate as sim
 
 distributed = pytest.importorskip("distributed")  # the dask extra; make install installs it
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from acesim.analysis.compare import (
+from acesim.analyses.compare import (
     PAIRED_METRICS,
     bonferroni_z,
     length_distribution,
@@ -20,11 +20,11 @@ from acesim.analysis.compare import (
     rule_set_table,
     sweep_rulesets,
 )
-from acesim.errors import AcesimError
-from acesim.games import COLUMNS, play_games
-from acesim.plots.compare import first_mover_chart, length_chart, paired_chart, points_chart
-from acesim.rules import Ruleset
-from acesim.stats import Z95, wilson
+from acesim.common.errors import AcesimError
+from acesim.common.stats import Z95, wilson
+from acesim.engine.games import COLUMNS, play_games
+from acesim.engine.rules import Ruleset
+from acesim.outputs.compare_charts import first_mover_chart, length_chart, paired_chart, points_chart
 
 
 def records(n: int, name: str = "synthetic", first_game: int = 0, **columns: object) -> pd.DataFrame:

@@ -7,15 +7,13 @@ import json
 import numpy as np
 import pytest
 
-from acesim.errors import AcesimError
-from acesim.games import play_games, play_records, records_frame, trace_games
-from acesim.kernels import cube as C
-from acesim.kernels import game as K
-from acesim.kernels import layout as L
+from acesim.common.errors import AcesimError
+from acesim.engine.games import play_games, play_records, records_frame, trace_games
+from acesim.engine.model_files import base_model, shipped_path
+from acesim.engine.rules import CHECKER_KNOBS, Ruleset, load_ruleset, parse_override
+from acesim.engine.strategies import best_spec, load_strategy, lowered
+from acesim.kernels import cube as C, game_loop as K, layout as L
 from acesim.kernels.net import new_net_scratch
-from acesim.model_files import base_model, shipped_path
-from acesim.rules import CHECKER_KNOBS, Ruleset, load_ruleset, parse_override
-from acesim.strategies import best_spec, load_strategy, lowered
 from tests.helpers import P
 from tests.test_faults_input import console, console_one_line_error
 
@@ -125,8 +123,8 @@ def test_without_gammons_a_sure_winner_doubles_out():
 
 @pytest.mark.parametrize("name", ["european", "american", "backgammon"])
 def test_win_and_loss_give_the_networks_expected_points(name):
+    from acesim.engine.sampling import sample_positions
     from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, bounded_points, outputs
-    from acesim.sampling import sample_positions
 
     rules = Ruleset.preset(name)
     model = base_model(rules).array

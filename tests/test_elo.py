@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from acesim.analysis.elo import ELO_PER_NAT, bradley_terry, skill_spread
-from acesim.errors import AcesimError
-from acesim.ladder import Match, ladder_table
-from acesim.plots.elo import elo_chart
-from acesim.strategies import load_strategy
+from acesim.analyses.elo import ELO_PER_NAT, bradley_terry, skill_spread
+from acesim.common.errors import AcesimError
+from acesim.engine.strategies import load_strategy
+from acesim.outputs.elo_chart import elo_chart
+from acesim.runs.ladder import Match, ladder_table
 
 TRUE_ELO = {"random": 0.0, "racer": 150.0, "safe": 250.0, "expert": 400.0}
 

@@ -36,7 +36,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from acesim.rules import KNOBS, Ruleset
+from acesim.engine.rules import KNOBS, Ruleset
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"

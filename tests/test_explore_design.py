@@ -8,10 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 from acesim.cli import app
-from acesim.errors import AcesimError
-from acesim.explore import (canonical, factorial_size, make_design, make_plan, parse_vary, _key, _valid)
-from acesim.rules import KNOBS, PRESETS
-from acesim.strategies import best_spec
+from acesim.common.errors import AcesimError
+from acesim.engine.rules import KNOBS, PRESETS
+from acesim.engine.strategies import best_spec
+from acesim.runs.explore import (canonical, factorial_size, make_design, make_plan, parse_vary, _key, _valid)
 from tests.test_cli import assert_one_line_error
 
 runner = CliRunner()

@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acesim.analysis import landscape as A
-from acesim.explore import canonical, make_design, parse_vary
-from acesim.rules import PRESETS
+from acesim.analyses import landscape as A
+from acesim.engine.rules import PRESETS
+from acesim.runs.explore import canonical, make_design, parse_vary
 
 BASE = PRESETS["european"]
 VARY = ["doubles", "home", "bearoff", "hitting", "bar_entry", "cube", "cube_max=2,8,64"]

@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from acesim import explore as X
 from acesim.cli import app
+from acesim.runs import explore as X
 
 runner = CliRunner()
 ARGS = ["--base", "european", "--vary", "doubles", "--vary", "bearoff", "--games", "100", "--skill-games", "8",

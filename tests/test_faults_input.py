@@ -18,11 +18,11 @@ import pytest
 from typer.testing import CliRunner
 
 from acesim.cli import app
-from acesim.errors import AcesimError
-from acesim.moves import parse_dice
-from acesim.report import _markdown_to_html
-from acesim.rules import Ruleset, load_ruleset, parse_override
-from acesim.strategies import load_strategy
+from acesim.common.errors import AcesimError
+from acesim.engine.moves import parse_dice
+from acesim.engine.rules import Ruleset, load_ruleset, parse_override
+from acesim.engine.strategies import load_strategy
+from acesim.outputs.document import markdown_to_html
 
 runner = CliRunner()
 
@@ -270,14 +270,14 @@ def test_a_folder_as_rules_file(tmp_path):
 
 
 def test_report_html_keeps_bold_and_one_list_per_list():
-    html = _markdown_to_html(["# Findings", "", "* **first** point", "* second point", "", "A `code` word."], {})
+    html = markdown_to_html(["# Findings", "", "* **first** point", "* second point", "", "A `code` word."], {})
     assert "<strong>first</strong>" in html
     assert html.count("<ul>") == 1 and html.count("<li>") == 2
     assert "<code>code</code>" in html and "<h1>Findings</h1>" in html
 
 
 def test_report_html_escapes_text_and_embeds_images():
-    html = _markdown_to_html(["<script>x</script> & co", "", "![A chart](figures/first_mover.png)"],
+    html = markdown_to_html(["<script>x</script> & co", "", "![A chart](figures/first_mover.png)"],
                              {"first_mover": b"\x89PNG"})
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert '<figure><img alt="A chart" src="data:image/png;base64,iVBORw==">' in html
@@ -288,8 +288,8 @@ def test_report_html_escapes_text_and_embeds_images():
 
 
 def test_make_plan_refuses_sizes_beyond_the_limits():
-    from acesim.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_TURN_CAP
-    from acesim.simulate import make_plan
+    from acesim.common.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_TURN_CAP
+    from acesim.runs.simulate import make_plan
 
     rules, s = [Ruleset.preset("navy")], load_strategy("racer")
     with pytest.raises(AcesimError, match="at most"):
@@ -301,7 +301,7 @@ def test_make_plan_refuses_sizes_beyond_the_limits():
 
 
 def test_rule_set_folders_fit_a_file_name_however_long_the_overrides_make_the_name():
-    from acesim.simulate import make_plan, rules_folder
+    from acesim.runs.simulate import make_plan, rules_folder
 
     knobs = [("doubles_extra_roll", "false"), ("bar_first", "false"), ("bar_entry", "doubles-only"),
              ("home", "locked"), ("bearoff", "standard"), ("scoring", "per-checker"), ("opening", "use"),

@@ -1,7 +1,7 @@
 """Issue 15's faults as a hostile user meets them: --out targets, full disks, concurrent runs, strays, workers.
 
 Every test here fails on the code before issue 15 (see the commit message);
-``tests/test_io.py`` tests the ``acesim.io`` module itself.
+``tests/test_io.py`` tests the ``acesim.common.files`` module itself.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from acesim import simulate as sim
 from acesim.cli import app
-from acesim.errors import AcesimError
-from acesim.position import Position
-from acesim.rules import Ruleset
-from acesim.strategies import load_strategy
+from acesim.common.errors import AcesimError
+from acesim.engine.position import Position
+from acesim.engine.rules import Ruleset
+from acesim.engine.strategies import load_strategy
+from acesim.runs import simulate as sim
 from tests.devices import device_node
 from tests.test_cli import assert_one_line_error
 
@@ -104,7 +104,7 @@ def test_ladder_out_keeps_an_existing_file_until_the_table_is_written(tmp_path, 
     """The old probe emptied and removed an existing --out before playing a game."""
     out = tmp_path / "ladder.csv"
     out.write_text("old table\n")
-    import acesim.ladder as ladder_module
+    import acesim.runs.ladder as ladder_module
 
     def interrupted(*args, **kwargs):
         assert out.read_text() == "old table\n"
@@ -276,7 +276,7 @@ def test_absurd_worker_counts_are_one_line(tmp_path, args):
 
 def test_workers_are_capped_by_the_free_memory(monkeypatch):
     """The cap of 256 would have exhausted this machine's memory (64 workers took 8.6 GB; issue 28)."""
-    from acesim import tasks
+    from acesim.common import tasks
 
     monkeypatch.setattr(tasks, "available_memory", lambda: 10 * tasks.WORKER_MEMORY + 5)
     assert tasks.memory_cap() == 10 and tasks.check_workers(10) == 10
@@ -295,7 +295,7 @@ def test_tls_scheduler_without_tls_settings_is_one_line():
 
 def test_workers_are_capped_at_the_number_of_chunks(tmp_path):
     """--workers 50 with 2 chunks forks 2 processes, not 50."""
-    from acesim import tasks
+    from acesim.common import tasks
 
     seen = []
     with tasks.LocalProcesses(50) as backend:
@@ -306,7 +306,7 @@ def test_workers_are_capped_at_the_number_of_chunks(tmp_path):
 
 def test_a_signal_after_the_last_result_still_stops(tmp_path):
     """SIGTERM handled just after a map's last result once went unseen, and training ran on forever."""
-    from acesim import tasks
+    from acesim.common import tasks
 
     seen = []
 

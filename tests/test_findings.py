@@ -7,7 +7,7 @@ import re
 import pandas as pd
 import pytest
 
-from acesim.findings import between_findings, findings_markdown, percent, points_of_percent, rule_set_findings
+from acesim.outputs.findings import between_findings, findings_markdown, percent, points_of_percent, rule_set_findings
 
 
 def comparison_row(name: str, rate: float, low: float, high: float, *, rolls: float = 100.0,

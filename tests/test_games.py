@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acesim.errors import AcesimError
-from acesim.games import play_games
+from acesim.common.errors import AcesimError
+from acesim.engine.games import play_games
+from acesim.engine.position import Position
+from acesim.engine.rules import PRESETS, Ruleset
 from acesim.kernels import layout as L
-from acesim.kernels.game import points_won
-from acesim.position import Position
-from acesim.rules import PRESETS, Ruleset
+from acesim.kernels.game_loop import points_won
 from tests.helpers import P, knob_mixes
 
 GAMES = {"european": 60, "american": 600, "navy": 600, "backgammon": 600}
@@ -180,11 +180,11 @@ def test_points_won(scoring, loser, expected):
 @pytest.mark.parametrize("name", ["european", "backgammon"])
 def test_the_game_loop_grows_the_random_strategys_scratch(name):
     """Random games from a scratch too small for most doubles play exactly as from a large one."""
-    from acesim.kernels import game as K
+    from acesim.engine.strategies import load_strategy, lowered
+    from acesim.engine.streams import block_keys
+    from acesim.kernels import game_loop as K
     from acesim.kernels.memory import worker_memory
     from acesim.kernels.uniform import new_uniform_scratch
-    from acesim.strategies import load_strategy, lowered
-    from acesim.streams import block_keys
 
     rules = PRESETS[name]
     s = load_strategy("random")

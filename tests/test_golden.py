@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from acesim.moves import legal_plays
-from acesim.position import Position
-from acesim.rules import PRESET_SOURCES, Ruleset
+from acesim.engine.moves import legal_plays
+from acesim.engine.position import Position
+from acesim.engine.rules import PRESET_SOURCES, Ruleset
 from tests.helpers import P, check, check_empty
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""``acesim hint`` and ``acesim.analysis.hint``: every play of a roll ranked by a strategy's evaluation."""
+"""``acesim hint`` and ``acesim.analyses.hint``: every play of a roll ranked by a strategy's evaluation."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from acesim.analysis.hint import compact_notation, hint
-from acesim.bench import bench_hint
+from acesim.analyses.hint import compact_notation, hint
 from acesim.cli import app
-from acesim.moves import legal_plays
-from acesim.position import Position, parse_position
-from acesim.rules import Ruleset
-from acesim.sampling import sample_positions
+from acesim.engine.moves import legal_plays
+from acesim.engine.position import Position, parse_position
+from acesim.engine.rules import Ruleset
+from acesim.engine.sampling import sample_positions
+from acesim.runs.bench import bench_hint
 from tests.helpers import P
 from tests.test_faults_input import console, console_one_line_error, one_line_error
 

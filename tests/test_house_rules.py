@@ -4,7 +4,7 @@
 Every expected set is derived by hand from the knob definitions and written out
 explicitly, in the style of ``test_knobs.py``.  Each case is asked of both
 readings of the rules: the independent reference (``tests/reference_rules.py``)
-first, then the engine (``acesim.moves.legal_plays``); a failure says which of
+first, then the engine (``acesim.engine.moves.legal_plays``); a failure says which of
 the two disagrees ("reference: ..." or "engine: ...").
 
 ``P({point: count})``: positive = mover, negative = opponent; whatever is not
@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import pytest
 
-from acesim.errors import AcesimError
-from acesim.moves import legal_plays
-from acesim.position import Position
-from acesim.rules import Ruleset
+from acesim.common.errors import AcesimError
+from acesim.engine.moves import legal_plays
+from acesim.engine.position import Position
+from acesim.engine.rules import Ruleset
 from tests.helpers import P, check, check_empty
 from tests.reference_rules import reference_plays, segment_of
 

@@ -5,6 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from acesim.engine.moves import count_plays, legal_plays
+from acesim.engine.position import Position
+from acesim.engine.rules import KNOB_VALUES, KNOBS, PRESETS, Ruleset
+from acesim.engine.sampling import sample_positions
 from acesim.kernels import layout as L
 from acesim.kernels.board import (
     BAD_MOVER_TOTAL,
@@ -14,10 +18,6 @@ from acesim.kernels.board import (
     OK,
     check_invariants,
 )
-from acesim.moves import count_plays, legal_plays
-from acesim.position import Position
-from acesim.rules import KNOB_VALUES, KNOBS, PRESETS, Ruleset
-from acesim.sampling import sample_positions
 from tests.helpers import knob_mixes
 
 # European 8-die segments are costly to enumerate one by one from Python.

@@ -1,4 +1,4 @@
-"""``acesim.io``: atomic writes, output targets, output folders and their lock (issue 15, faults 1, 3, 5, 6).
+"""``acesim.common.files``: atomic writes, output targets, output folders and their lock (issue 15, faults 1, 3, 5, 6).
 
 The same faults seen from the command line are in ``tests/test_faults_output.py``.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from acesim import io
-from acesim.errors import AcesimError
+from acesim.common import files as io
+from acesim.common.errors import AcesimError
 from tests.devices import device_node
 
 
@@ -85,7 +85,7 @@ def test_an_interrupted_write_leaves_no_temporary(tmp_path):
 def _umask_modes(tmp_path: Path, umask: int) -> tuple[int, int]:
     """Modes of a file written by io and of a report staging folder, under ``umask`` (in a child process)."""
     code = (
-        "import os, sys, stat; from pathlib import Path; from acesim import io\n"
+        "import os, sys, stat; from pathlib import Path; from acesim.common import files as io\n"
         f"os.umask({umask}); d = Path(sys.argv[1])\n"
         "io.write_text(d / 'f.txt', 'x'); s = io.staging_folder(d / 'report')\n"
         "print(stat.S_IMODE(os.stat(d / 'f.txt').st_mode), stat.S_IMODE(os.stat(s).st_mode))\n"
@@ -106,7 +106,7 @@ def test_written_files_and_folders_honour_the_umask(tmp_path, umask):
 def test_the_folder_lock_refuses_a_second_process(tmp_path):
     out = tmp_path / "run"
     lock = io.prepare_folder(out, False, lambda p: True, "output")
-    code = "import sys; from acesim import io; io.FolderLock(sys.argv[1])"
+    code = "import sys; from acesim.common import files as io; io.FolderLock(sys.argv[1])"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     held = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True, text=True, env=env)
     assert held.returncode != 0 and "being written by another acesim run" in held.stderr
@@ -129,7 +129,7 @@ def test_force_refuses_a_folder_another_run_is_writing(tmp_path):
     out = tmp_path / "run"
     io.prepare_folder(out, False, lambda p: True, "output").release()
     (out / "plan.json").write_text("{}")
-    code = ("import sys, time; from acesim import io; l = io.FolderLock(sys.argv[1]); "
+    code = ("import sys, time; from acesim.common import files as io; l = io.FolderLock(sys.argv[1]); "
             "print('locked', flush=True); time.sleep(30)")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     other = subprocess.Popen([sys.executable, "-c", code, str(out)], stdout=subprocess.PIPE, text=True, env=env)

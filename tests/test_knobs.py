@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from acesim.moves import legal_plays
-from acesim.position import Position
-from acesim.rules import Ruleset
+from acesim.engine.moves import legal_plays
+from acesim.engine.position import Position
+from acesim.engine.rules import Ruleset
 from tests.helpers import P, check, check_empty
 
 EUROPEAN = Ruleset.preset("european")

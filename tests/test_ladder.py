@@ -7,11 +7,11 @@ import pytest
 from typer.testing import CliRunner
 
 from acesim.cli import app
-from acesim.errors import AcesimError
-from acesim.games import play_games
-from acesim.ladder import ladder, ladder_matrix, ladder_table
-from acesim.rules import PRESETS
-from acesim.strategies import load_strategy
+from acesim.common.errors import AcesimError
+from acesim.engine.games import play_games
+from acesim.engine.rules import PRESETS
+from acesim.engine.strategies import load_strategy
+from acesim.runs.ladder import ladder, ladder_matrix, ladder_table
 from tests.test_cli import assert_one_line_error
 
 runner = CliRunner()

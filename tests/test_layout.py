@@ -1,6 +1,8 @@
 """The import rules of docs/architecture.md, read from the source with ``ast``.
 
-Data flows one way: the package's import graph has no cycle, kernels import
+Data flows one way: every module sits in one layer, a sub-package of ``acesim``
+(``LAYERS``), and imports only from its own layer and those below; the
+package's import graph has no cycle, kernels import
 nothing outside ``acesim.kernels``, nothing imports the CLI, the Dask backend
 does not import its users, model files load without the game layer, and no
 module but the CLI imports an acesim module inside a function (the CLI does so
@@ -42,7 +44,7 @@ def imports(path: Path) -> list[tuple[str, bool]]:
                 found.extend((alias.name, in_function) for alias in child.names)
             elif isinstance(child, ast.ImportFrom) and child.level == 0 and child.module:
                 found.append((child.module, in_function))
-                # "from acesim.kernels import game" imports the module acesim.kernels.game
+                # "from acesim.kernels import game_loop" imports the module acesim.kernels.game_loop
                 found.extend((f"{child.module}.{alias.name}", in_function) for alias in child.names
                              if f"{child.module}.{alias.name}" in MODULES)
             visit(child, inner)
@@ -55,8 +57,63 @@ def acesim_imports(name: str) -> set[str]:
     return {m for m, _ in imports(MODULES[name]) if m in MODULES and m != name}
 
 
+# The layers, bottom first, as docs/architecture.md draws them: a module may import from its own
+# layer and the ones listed before it. The kernels and the common tools sit side by side at the
+# bottom: neither imports the other.
+LAYERS = ("kernels", "common", "engine", "analyses", "outputs", "runs", "cli")
+MAY_IMPORT = {
+    "kernels": {"kernels"},
+    "common": {"common"},
+    **{layer: set(LAYERS[:i + 1]) for i, layer in enumerate(LAYERS) if i >= 2},
+}
+
+
+def layer_of(name: str) -> str:
+    """The layer a module belongs to: the sub-package under ``acesim`` that holds it."""
+    parts = name.split(".")
+    return "package" if len(parts) == 1 else parts[1]
+
+
 def test_the_layout_sees_the_package():
-    assert {"acesim.cli", "acesim.rules", "acesim.kernels.game", "acesim.kernels.board"} <= set(MODULES)
+    assert {"acesim.cli", "acesim.engine.rules", "acesim.kernels.game_loop", "acesim.kernels.board"} <= set(MODULES)
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_every_module_sits_in_a_layer(name):
+    assert name == "acesim" or layer_of(name) in LAYERS, f"{name} is in no layer of {LAYERS}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n != "acesim"))
+def test_imports_go_down_the_layers(name):
+    allowed = MAY_IMPORT[layer_of(name)]
+    upward = sorted(m for m in acesim_imports(name) if m != "acesim" and layer_of(m) not in allowed)
+    assert not upward, f"{name} ({layer_of(name)}) imports from a layer above it: {upward}"
+
+
+def drawn_modules() -> set[str]:
+    """The module files docs/architecture.md's picture of the layers shows: ``acesim/FOLDER/`` lines
+    open a layer, the indented ``NAME.py`` lines under one are its modules."""
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    picture = page.split("## The layers", 1)[1].split("```")[1]
+    shown, folder = set(), ""
+    for line in picture.splitlines():
+        word = line.split()[0] if line.strip() else ""
+        if line.startswith("acesim/"):
+            folder = word if word.endswith("/") else ""
+            if word.endswith(".py"):
+                shown.add(word)
+        elif line.startswith("  ") and word.endswith(".py") and folder:
+            shown.add(folder + word)
+    return shown
+
+
+def test_the_architecture_page_draws_the_layers():
+    """The page's picture shows each module above the kernels in the folder that holds it, and no other."""
+    drawn = drawn_modules()
+    real = {path.relative_to(PACKAGE.parent).as_posix() for name, path in MODULES.items()
+            if path.name != "__init__.py" and layer_of(name) not in ("kernels", "package")}
+    assert real - drawn == set(), "docs/architecture.md does not show these"
+    assert drawn - real == set(), "docs/architecture.md shows modules that do not exist"
 
 
 @pytest.mark.parametrize("name", [n for n in MODULES if n.startswith("acesim.kernels")])
@@ -116,13 +173,13 @@ def reaches(start: str) -> set[str]:
 @pytest.mark.parametrize(
     "importer, forbidden",
     [
-        ("acesim.cluster", {"acesim.simulate", "acesim.report", "acesim.ladder", "acesim.learned"}),
-        ("acesim.tasks", {"acesim.simulate", "acesim.report", "acesim.ladder", "acesim.learned",
-                          "acesim.cluster", "acesim.games"}),
-        ("acesim.io", {"acesim.simulate", "acesim.report", "acesim.games", "acesim.strategies"}),
-        ("acesim.model_files", {"acesim.games", "acesim.learned", "acesim.simulate", "acesim.strategies"}),
-        ("acesim.strategies", {"acesim.games", "acesim.learned", "acesim.simulate"}),
-        ("acesim.rule_inputs", {"acesim.games", "acesim.learned", "acesim.model_files", "acesim.strategies"}),
+        ("acesim.common.cluster", {"acesim.runs.simulate", "acesim.runs.report", "acesim.runs.ladder", "acesim.runs.training"}),
+        ("acesim.common.tasks", {"acesim.runs.simulate", "acesim.runs.report", "acesim.runs.ladder", "acesim.runs.training",
+                          "acesim.common.cluster", "acesim.engine.games"}),
+        ("acesim.common.files", {"acesim.runs.simulate", "acesim.runs.report", "acesim.engine.games", "acesim.engine.strategies"}),
+        ("acesim.engine.model_files", {"acesim.engine.games", "acesim.runs.training", "acesim.runs.simulate", "acesim.engine.strategies"}),
+        ("acesim.engine.strategies", {"acesim.engine.games", "acesim.runs.training", "acesim.runs.simulate"}),
+        ("acesim.engine.rule_inputs", {"acesim.engine.games", "acesim.runs.training", "acesim.engine.model_files", "acesim.engine.strategies"}),
     ],
 )
 def test_lower_layers_do_not_import_their_users(importer, forbidden):
@@ -132,15 +189,16 @@ def test_lower_layers_do_not_import_their_users(importer, forbidden):
 
 
 def test_analyses_use_no_private_name_of_the_game_layer():
-    for name in (n for n in MODULES if n.startswith("acesim.analysis")):
+    for name in (n for n in MODULES if n.startswith("acesim.analyses")):
         for node in ast.walk(ast.parse(MODULES[name].read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module in ("acesim.games", "acesim.strategies"):
+            if isinstance(node, ast.ImportFrom) and node.module in ("acesim.engine.games", "acesim.engine.strategies"):
                 assert not [a.name for a in node.names if a.name.startswith("_")], name
 
 
-@pytest.mark.parametrize("name", [n for n in MODULES if n.startswith(("acesim.analysis", "acesim.plots"))])
-def test_analyses_and_plots_take_data_not_runs(name):
-    runners = {"acesim.simulate", "acesim.report", "acesim.tasks", "acesim.cluster", "acesim.ladder"}
+@pytest.mark.parametrize("name", [n for n in MODULES if n.startswith(("acesim.analyses", "acesim.outputs"))])
+def test_analyses_and_outputs_take_data_not_runs(name):
+    """The runs hand work to the task runner; an analysis or a chart is handed its data."""
+    runners = {"acesim.common.tasks", "acesim.common.cluster"}
     assert not acesim_imports(name) & runners
 
 

@@ -9,17 +9,16 @@ import math
 import numpy as np
 import pytest
 
-from acesim import learned as L
-from acesim.errors import AcesimError
-from acesim.games import play_games, play_records
-from acesim.kernels import game as K
-from acesim.kernels import net as N
+from acesim.common.errors import AcesimError
+from acesim.engine.games import play_games, play_records
+from acesim.engine.rules import Ruleset
+from acesim.engine.strategies import learned_strategy, load_strategy
+from acesim.kernels import game_loop as K, net as N
+from acesim.kernels.choice import LEARNED, new_scratch
 from acesim.kernels.evaluate import FEATURES, features
-from acesim.kernels.game import TRACE_WIDTH
+from acesim.kernels.game_loop import TRACE_WIDTH
 from acesim.kernels.plays import new_workspace
-from acesim.kernels.strategy import LEARNED, new_scratch
-from acesim.rules import Ruleset
-from acesim.strategies import learned_strategy, load_strategy
+from acesim.runs import training as L
 from tests.test_cli import assert_one_line_error, run
 
 BACKGAMMON = Ruleset.preset("backgammon")
@@ -79,7 +78,7 @@ def reference_forward(model: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def game_boards(rules: Ruleset, games: int, seed: int) -> np.ndarray:
     """Every pre-roll position of a few random games (side on roll's view)."""
-    from acesim.analysis.equity import trace_games
+    from acesim.analyses.equity import trace_games
 
     traces = trace_games(rules, "random", "random", seed, 0, games)
     return traces.rolls[:, K.T_BOARD :].astype(np.int8)
@@ -175,10 +174,10 @@ def test_learned_strategy_plays_legal_reproducible_games(tiny_model):
 def test_learned_search_ends_on_a_legal_play(tiny_model, name, width):
     """Every play the learned search returns is a legal play using the maximal number of dice,
     and the exhaustive search (width 0) values its play at least as high as any beam."""
+    from acesim.engine.rules import PRESETS
+    from acesim.engine.sampling import sample_positions
+    from acesim.kernels.choice import net_best_play
     from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
-    from acesim.kernels.strategy import net_best_play
-    from acesim.rules import PRESETS
-    from acesim.sampling import sample_positions
 
     rules = PRESETS[name]
     ra = rules.to_array()
@@ -208,7 +207,7 @@ def test_learned_strategy_refuses_other_rules(tiny_model):
 
 def test_choose_double_uses_the_network(tiny_model):
     """After a 1-2 the learned player picks the double whose best play the network values most."""
-    from acesim.kernels.strategy import choose_double, net_best_play, segment_of
+    from acesim.kernels.choice import choose_double, net_best_play, segment_of
 
     rules = EUROPEAN.to_array()
     model = L.load_model(tiny_model).array  # any network ranks; the rules only change its values
@@ -396,7 +395,7 @@ def test_train_bad_input(tmp_path, args, fragment):
 
 
 def test_luck_with_the_learned_equity_model(tiny_model):
-    from acesim.analysis.equity import equity_models
+    from acesim.analyses.equity import equity_models
 
     choice = equity_models(BACKGAMMON, "expert", 40, seed=2, equity=f"learned:{tiny_model}")
     assert choice.chosen == "learned" and set(choice.calibrations) == {"logistic", "learned"}

@@ -12,14 +12,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from acesim.engine.model_files import DEFAULT_WIDTH
+from acesim.engine.rules import Ruleset
+from acesim.engine.sampling import sample_positions
+from acesim.engine.strategies import load_strategy
 from acesim.kernels import layout as L
+from acesim.kernels.choice import MAX_WIDTH, net_best_play, rolls_again
 from acesim.kernels.memory import worker_memory
 from acesim.kernels.plays import enumerate_plays, segment_of
-from acesim.kernels.strategy import MAX_WIDTH, net_best_play, rolls_again
-from acesim.model_files import DEFAULT_WIDTH
-from acesim.rules import Ruleset
-from acesim.sampling import sample_positions
-from acesim.strategies import load_strategy
 
 
 def _doubles(rules: Ruleset, n_positions: int, seed: int):
@@ -73,8 +73,8 @@ def test_the_default_search_finds_the_exhaustive_searchs_play():
 
 
 def test_best_resolves_to_the_matching_shipped_model_else_expert():
-    from acesim.errors import AcesimError
-    from acesim.strategies import best_spec, resolve_spec
+    from acesim.common.errors import AcesimError
+    from acesim.engine.strategies import best_spec, resolve_spec
 
     assert best_spec(Ruleset.preset("navy")) == "learned:navy"
     assert resolve_spec("best", Ruleset.preset("european")) == "learned:european"

@@ -8,14 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acesim.analysis.equity import fit_equity, positions, trace_games
-from acesim.analysis.logistic import fit_logistic, sigmoid
-from acesim.analysis.luck import luck_summary, trace_luck
-from acesim.errors import AcesimError
-from acesim.games import play_games
-from acesim.kernels import game as K
-from acesim.kernels import luck as LK
-from acesim.rules import Ruleset
+from acesim.analyses.equity import fit_equity, positions, trace_games
+from acesim.analyses.logistic import fit_logistic, sigmoid
+from acesim.analyses.luck import luck_summary, trace_luck
+from acesim.common.errors import AcesimError
+from acesim.engine.games import play_games
+from acesim.engine.rules import Ruleset
+from acesim.kernels import dice_luck as LK, game_loop as K
 
 EUROPEAN = Ruleset.preset("european")
 BACKGAMMON = Ruleset.preset("backgammon")

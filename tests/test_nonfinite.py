@@ -11,17 +11,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from acesim.kernels import game as K
-from acesim.kernels import layout as L
+from acesim.engine.position import Position
+from acesim.engine.rules import PRESETS
+from acesim.engine.sampling import sample_positions
+from acesim.engine.streams import block_keys
+from acesim.kernels import game_loop as K, layout as L
 from acesim.kernels.board import OK, check_invariants
+from acesim.kernels.choice import LINEAR, MAX_WIDTH, Seats, best_play, choose_and_play_double, new_scratch
 from acesim.kernels.evaluate import FEATURES
-from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, new_workspace, segment_of
 from acesim.kernels.memory import worker_memory
-from acesim.kernels.strategy import LINEAR, MAX_WIDTH, Seats, best_play, choose_and_play_double, new_scratch
-from acesim.position import Position
-from acesim.rules import PRESETS
-from acesim.sampling import sample_positions
-from acesim.streams import block_keys
+from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, new_workspace, segment_of
 
 
 def _weights(kind: str) -> np.ndarray:

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from acesim.analysis.equity import equity_models
+from acesim.analyses.equity import equity_models
 from acesim.cli import app
-from acesim.errors import AcesimError
-from acesim.report import analysis_plan
-from acesim.rules import Ruleset
-from acesim.strategies import best_spec, resolve_spec
+from acesim.common.errors import AcesimError
+from acesim.engine.rules import Ruleset
+from acesim.engine.strategies import best_spec, resolve_spec
+from acesim.runs.report import analysis_plan
 
 runner = CliRunner()
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -115,10 +115,10 @@ def test_best_prefers_a_shipped_network_that_reads_the_rules(tmp_path, monkeypat
     """Once a rule-reading network ships, it is the one player of every comparison it can play."""
     import shutil
 
-    from acesim import learned as L
-    from acesim import strategies as S
-    from acesim.model_files import shipped_path
-    from acesim.rules import PRESETS
+    from acesim.runs import training as L
+    from acesim.engine import strategies as S
+    from acesim.engine.model_files import shipped_path
+    from acesim.engine.rules import PRESETS
 
     settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 32, 4, (6, 0))
     L.train_reading(L.start_reading(settings), tmp_path / "all.npz")

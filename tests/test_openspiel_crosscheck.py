@@ -25,9 +25,9 @@ import numpy as np
 import pyspiel  # required: the cross-check must fail, not skip, without open-spiel
 import pytest
 
-from acesim.errors import AcesimError
-from acesim.moves import SegmentPlays, legal_plays
-from acesim.openspiel_bridge import (
+from acesim.common.errors import AcesimError
+from acesim.engine.moves import SegmentPlays, legal_plays
+from acesim.engine.openspiel_bridge import (
     dice_of,
     is_roll_start,
     load_game,
@@ -35,8 +35,8 @@ from acesim.openspiel_bridge import (
     position_from_state,
     random_states,
 )
-from acesim.position import Position
-from acesim.rules import Ruleset
+from acesim.engine.position import Position
+from acesim.engine.rules import Ruleset
 
 BACKGAMMON = Ruleset.preset("backgammon")
 ROOT_SEED = 20240611

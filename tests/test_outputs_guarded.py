@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from acesim import io as aio
 from acesim.cli import app
-from acesim.errors import AcesimError
+from acesim.common import files as aio
+from acesim.common.errors import AcesimError
 from tests.test_cli import assert_one_line_error
 
 runner = CliRunner()
@@ -157,7 +157,7 @@ def test_standard_output_on_a_full_device_is_one_line(args):
 def test_a_batch_answer_is_written_before_the_next_line_is_read():
     import io as pyio
 
-    from acesim import moves
+    from acesim.engine import moves
 
     lines = QUERIES.read_text().splitlines()
     stdin = pyio.StringIO("\n".join(lines) + "\n")
@@ -178,7 +178,7 @@ def test_a_batch_answer_is_written_before_the_next_line_is_read():
 def test_a_line_too_long_is_an_error_answer_and_the_batch_goes_on(monkeypatch, tmp_path):
     import json
 
-    from acesim import moves
+    from acesim.engine import moves
 
     monkeypatch.setattr(moves, "MAX_QUERY_BYTES", 1000)
     good = QUERIES.read_text().splitlines()[0]
@@ -208,7 +208,7 @@ def test_hint_notes_a_position_backgammon_games_never_reach():
 
 
 def test_rollout_notes_it_too_and_the_rule_is_counted_from_the_position():
-    from acesim.position import Position, unreached_by
+    from acesim.engine.position import Position, unreached_by
 
     result = run("rollout", "--rules", "backgammon", "-p", WAITING, "--games", "36", "--truncate", "2",
                  "--workers", "1", "--no-progress")
@@ -224,7 +224,7 @@ def test_rollout_notes_it_too_and_the_rule_is_counted_from_the_position():
 def test_a_model_archive_that_unpacks_too_large_is_refused_before_unpacking(tmp_path):
     import zipfile
 
-    from acesim.model_files import MAX_UNPACKED_BYTES, load_model
+    from acesim.engine.model_files import MAX_UNPACKED_BYTES, load_model
 
     path = tmp_path / "bomb.npz"
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -242,8 +242,8 @@ def test_a_model_archive_that_unpacks_too_large_is_refused_before_unpacking(tmp_
 def test_a_model_with_finite_but_huge_weights_is_refused(tmp_path):
     import numpy as np
 
+    from acesim.engine.model_files import load_model, shipped_path
     from acesim.kernels import net as N
-    from acesim.model_files import load_model, shipped_path
 
     with np.load(shipped_path("european")) as data:
         array, meta = data["model"].copy(), str(data["meta"])

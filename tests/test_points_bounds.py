@@ -13,14 +13,13 @@ import numpy as np
 import pytest
 from numba import njit
 
-from acesim.games import trace_games
-from acesim.kernels import game as K
-from acesim.kernels import net as N
+from acesim.engine.games import trace_games
+from acesim.engine.rules import Ruleset
+from acesim.engine.strategies import load_strategy
+from acesim.kernels import game_loop as K, net as N
+from acesim.kernels.choice import new_scratch
 from acesim.kernels.layout import N_CHECKERS, OFF, OPP_OFF
-from acesim.kernels.strategy import new_scratch
 from acesim.kernels.train import td_update
-from acesim.rules import Ruleset
-from acesim.strategies import load_strategy
 
 
 @njit

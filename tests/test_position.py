@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acesim.errors import AcesimError
+from acesim.common.errors import AcesimError
+from acesim.engine.position import Position, parse_position
 from acesim.kernels import layout as L
 from acesim.kernels.board import check_invariants, flip
-from acesim.position import Position, parse_position
 
 
 def test_acey_deucey_start():

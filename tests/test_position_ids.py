@@ -8,10 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 from acesim.cli import app
-from acesim.errors import AcesimError
-from acesim.position import Position, parse_position
-from acesim.rules import Ruleset
-from acesim.sampling import sample_positions
+from acesim.common.errors import AcesimError
+from acesim.engine.position import Position, parse_position
+from acesim.engine.rules import Ruleset
+from acesim.engine.sampling import sample_positions
 from tests.helpers import P
 
 START_GNU = "4HPwATDgc/ABMA"  # GNU Backgammon's manual: the starting position
@@ -104,7 +104,7 @@ def test_show_prints_every_id_it_can():
 
 
 def test_a_batch_line_names_its_position_by_any_id_and_never_by_a_file(tmp_path):
-    from acesim.moves import answer_query
+    from acesim.engine.moves import answer_query
 
     start = answer_query(json.dumps({"rules": "backgammon", "position": "start", "dice": [3, 1]}))
     gnu = answer_query(json.dumps({"rules": "backgammon", "position": "4HPwATDgc/ABMA", "dice": [3, 1]}))

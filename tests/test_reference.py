@@ -1,4 +1,4 @@
-"""The Numba engine (``acesim.moves.legal_plays``) against the independent reference.
+"""The Numba engine (``acesim.engine.moves.legal_plays``) against the independent reference.
 
 ``reference_rules.py`` is a plain pure-Python reading of docs/rules.md sections 1,
 2, 4 and 5 that follows every sequence of single-checker moves.  Here both are
@@ -26,10 +26,10 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from acesim.moves import legal_plays
-from acesim.position import Position
-from acesim.rules import KNOB_VALUES, KNOBS, Ruleset
-from acesim.sampling import sample_positions
+from acesim.engine.moves import legal_plays
+from acesim.engine.position import Position
+from acesim.engine.rules import KNOB_VALUES, KNOBS, Ruleset
+from acesim.engine.sampling import sample_positions
 from tests.reference_rules import TooMuchWork, reference_plays
 
 PRESET_NAMES = ("european", "american", "navy", "backgammon")

@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from acesim import simulate as sim
 from acesim.cli import app
-from acesim.rules import Ruleset
-from acesim.strategies import load_strategy
+from acesim.engine.rules import Ruleset
+from acesim.engine.strategies import load_strategy
+from acesim.runs import simulate as sim
 
 runner = CliRunner()
 ARGS = ["--rules", "backgammon,navy", "--games", "1200", "--chunk-size", "150", "--seed", "77",

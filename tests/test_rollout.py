@@ -1,4 +1,4 @@
-"""``acesim rollout`` and ``acesim.rollout``: games played on from a position, luck subtracted."""
+"""``acesim rollout`` and ``acesim.runs.rollout``: games played on from a position, luck subtracted."""
 
 from __future__ import annotations
 
@@ -12,20 +12,19 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from acesim.bench import bench_rollout
+from acesim.analyses.hint import Filter, hint
 from acesim.cli import app
-from acesim.errors import AcesimError
-from acesim.games import play_records
-from acesim.kernels import game as K
-from acesim.kernels import layout as L
-from acesim.kernels.rollout import _roll
-from acesim.position import Position
-from acesim.analysis.hint import Filter, hint
-from acesim.rollout import Choice, _same_play, candidate_plays, rollout
-from acesim.rules import Ruleset
-from acesim.sampling import sample_positions
-from acesim.stats import wilson
-from acesim.strategies import as_strategy
+from acesim.common.errors import AcesimError
+from acesim.common.stats import wilson
+from acesim.engine.games import play_records
+from acesim.engine.position import Position
+from acesim.engine.rules import Ruleset
+from acesim.engine.sampling import sample_positions
+from acesim.engine.strategies import as_strategy
+from acesim.kernels import game_loop as K, layout as L
+from acesim.kernels.trials import _roll
+from acesim.runs.bench import bench_rollout
+from acesim.runs.rollout import Choice, _same_play, candidate_plays, rollout
 from tests.helpers import P
 from tests.test_faults_input import one_line_error
 
@@ -102,7 +101,7 @@ def test_truncated_trials_end_on_the_network():
 def test_a_rollout_truncated_after_one_roll_says_its_interval_is_no_interval():
     """Truncated after one roll with the luck correction, every trial equals the network's 1-ply average:
     the interval [x, x] was printed as if it measured something (issue 28)."""
-    from acesim.rollout import format_rollout
+    from acesim.runs.rollout import format_rollout
 
     once = rollout(BACKGAMMON, Position.start("backgammon"), 36, truncate=1)
     assert (once.candidates["sd"] < 1e-9).all()
@@ -129,7 +128,7 @@ def test_until_ci_stops_at_a_batch():
 def test_until_ci_plays_batches_until_its_target_and_says_so():
     """--until-ci stopped after one batch at the default --games and never said the target was missed
     (issue 29); it now plays batches up to its cap."""
-    from acesim.rollout import format_rollout
+    from acesim.runs.rollout import format_rollout
 
     pos = P({1: 2, 2: 2, 20: -3}, off=(11, 12))  # ±0.037 after one batch, ±0.026 after two, ±0.022 after three
     reached = rollout(BACKGAMMON, pos, 1296 * 10, strategy="expert", reduce=False, until_ci=0.024)
@@ -209,7 +208,7 @@ def test_absurd_trials_are_refused_at_once():
 
 
 def test_a_rollout_in_rounds_of_tasks_equals_one_round(monkeypatch):
-    import acesim.rollout as R
+    import acesim.runs.rollout as R
 
     pos = P({1: 2, 2: 2, 20: -3}, off=(11, 12))
     whole = rollout(BACKGAMMON, pos, 360, workers=2)
@@ -222,7 +221,7 @@ def test_a_rollout_in_rounds_of_tasks_equals_one_round(monkeypatch):
 def test_one_position_is_rolled_out_by_every_worker(monkeypatch):
     """A rollout of one position spreads its trials over the workers (measured: 1,296 backgammon trials
     in 26.9 s on one worker, 15.1 s on two)."""
-    import acesim.rollout as R
+    import acesim.runs.rollout as R
 
     seen = []
     real = R.map_tasks
@@ -304,7 +303,7 @@ def test_bad_filters_are_one_line(args, fragment):
 
 
 def test_the_text_says_which_candidates_the_rollout_did_not_separate():
-    from acesim.rollout import _separation_line
+    from acesim.runs.rollout import _separation_line
 
     frame = pd.DataFrame({"rank": [1, 2, 3], "diff_high": [0.0, 0.01, -0.02]})
     assert _separation_line(frame).startswith("Not separated: #2 is within the noise of #1")

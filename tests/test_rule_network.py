@@ -8,15 +8,14 @@ import json
 import numpy as np
 import pytest
 
-from acesim import learned as L
-from acesim import rule_inputs as RI
-from acesim.errors import AcesimError
-from acesim.games import play_games, play_records
-from acesim.kernels import game as K
-from acesim.kernels import net as N
-from acesim.model_files import load_model, shipped_path
-from acesim.rules import CHECKER_KNOBS, KNOB_VALUES, PRESETS, Ruleset
-from acesim.strategies import load_strategy, lowered, playing_row
+from acesim.common.errors import AcesimError
+from acesim.engine import rule_inputs as RI
+from acesim.engine.games import play_games, play_records
+from acesim.engine.model_files import load_model, shipped_path
+from acesim.engine.rules import CHECKER_KNOBS, KNOB_VALUES, PRESETS, Ruleset
+from acesim.engine.strategies import load_strategy, lowered, playing_row
+from acesim.kernels import game_loop as K, net as N
+from acesim.runs import training as L
 from tests.test_cli import assert_one_line_error, run
 from tests.test_learned import game_boards, reference_forward, reference_inputs
 
@@ -177,7 +176,7 @@ def test_rule_reading_model_plays_every_rule_set(reading_model, rules):
 
 
 def test_rule_reading_model_under_the_cube_and_in_the_analyses(reading_model):
-    from acesim.analysis.equity import equity_models
+    from acesim.analyses.equity import equity_models
 
     spec = f"learned:{reading_model}"
     seats = lowered(load_strategy(spec), load_strategy("expert"), MONEY)
@@ -417,7 +416,7 @@ def test_the_step_size_halves_every_alpha_halving_games():
 def test_held_out_mixes_are_never_drawn_for_training(tmp_path, monkeypatch):
     import json
 
-    from acesim import rule_inputs as RI
+    from acesim.engine import rule_inputs as RI
 
     seen = {RI._key(RI.batch_rules(5, b, [], 1.0).checker_knobs()) for b in range(40)}
     picked = RI.draw_held_out(3, seen)
@@ -441,7 +440,7 @@ def test_held_out_mixes_are_never_drawn_for_training(tmp_path, monkeypatch):
 
 
 def test_the_twenty_held_out_mixes_are_distinct_and_none_a_preset():
-    from acesim import rule_inputs as RI
+    from acesim.engine import rule_inputs as RI
 
     mixes = RI.held_out_mixes()
     keys = {RI._key(r.checker_knobs()) for r in mixes}

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from acesim.errors import AcesimError
+from acesim.common.errors import AcesimError
+from acesim.engine.rules import KNOB_VALUES, KNOBS, PRESETS, Ruleset, load_ruleset, parse_override
 from acesim.kernels import layout as L
-from acesim.rules import KNOB_VALUES, KNOBS, PRESETS, Ruleset, load_ruleset, parse_override
 
 # docs/rules.md section 4, transcribed column by column.
 TABLE = {
@@ -157,7 +157,7 @@ def test_rules_show_names_the_source_of_a_house_rule_value():
     from typer.testing import CliRunner
 
     from acesim.cli import app
-    from acesim.rules import KNOB_VALUES, VALUE_SOURCES
+    from acesim.engine.rules import KNOB_VALUES, VALUE_SOURCES
 
     result = CliRunner().invoke(app, ["rules", "show", "navy", "--rule", "bar_entry=bonus-only"])
     assert result.exit_code == 0
@@ -172,7 +172,7 @@ def test_rules_show_names_the_source_of_a_house_rule_value():
 
 def test_a_record_without_the_later_knobs_plays_them_as_before():
     """A model file or plan written before a knob existed plays that knob at its old behaviour."""
-    from acesim.rules import LATER_KNOBS, recorded_knobs
+    from acesim.engine.rules import LATER_KNOBS, recorded_knobs
 
     european = Ruleset.preset("european")
     assert LATER_KNOBS and all(getattr(european, k) == v for k, v in LATER_KNOBS.items())

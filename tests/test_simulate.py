@@ -16,14 +16,14 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from acesim import simulate as sim
 from acesim.cli import app
-from acesim.errors import AcesimError
-from acesim.games import COLUMNS, play_games
-from acesim.rules import PRESETS, RULES_VERSION, load_ruleset
-from acesim.stats import mean_ci, wilson
-from acesim.streams import block_keys
-from acesim.strategies import load_strategy
+from acesim.common.errors import AcesimError
+from acesim.common.stats import mean_ci, wilson
+from acesim.engine.games import COLUMNS, play_games
+from acesim.engine.rules import PRESETS, RULES_VERSION, load_ruleset
+from acesim.engine.strategies import load_strategy
+from acesim.engine.streams import block_keys
+from acesim.runs import simulate as sim
 from tests.test_cli import assert_one_line_error
 
 runner = CliRunner()

@@ -7,16 +7,15 @@ import dataclasses
 import numpy as np
 import pytest
 
-from acesim.errors import AcesimError
-from acesim.kernels import evaluate as E
-from acesim.kernels import layout as L
+from acesim.common.errors import AcesimError
+from acesim.engine.position import Position
+from acesim.engine.rules import PRESETS, Ruleset
+from acesim.engine.sampling import sample_positions
+from acesim.engine.strategies import load_strategy, strategy_names
+from acesim.kernels import evaluate as E, layout as L
+from acesim.kernels.choice import LINEAR, RANDOM, best_play, choose_double, new_scratch
 from acesim.kernels.memory import worker_memory
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, new_workspace, segment_of
-from acesim.kernels.strategy import LINEAR, RANDOM, best_play, choose_double, new_scratch
-from acesim.rules import PRESETS, Ruleset
-from acesim.sampling import sample_positions
-from acesim.strategies import load_strategy, strategy_names
-from acesim.position import Position
 from tests.helpers import P
 
 
@@ -219,7 +218,7 @@ def test_a_weights_file_defines_new_strategies(tmp_path):
 @pytest.mark.parametrize("name", ["european", "american", "navy"])
 def test_choose_and_play_double_equals_choosing_then_playing(name):
     """The game's shortcut keeps the ranked double's play; it must equal choose_double + play_segment."""
-    from acesim.kernels.strategy import choose_and_play_double, play_segment
+    from acesim.kernels.choice import choose_and_play_double, play_segment
 
     rules = PRESETS[name]
     ra = rules.to_array()
@@ -245,7 +244,7 @@ def test_choose_and_play_double_equals_choosing_then_playing(name):
 @pytest.mark.parametrize("name", ["european", "backgammon"])
 def test_the_game_loops_quick_segment_equals_play_segment(name):
     """quick_segment (no workspace, no runtime) plays every roll as play_segment does, or says why it cannot."""
-    from acesim.kernels.strategy import play_segment, quick_segment, search_arrays
+    from acesim.kernels.choice import play_segment, quick_segment, search_arrays
 
     rules = PRESETS[name]
     ra = rules.to_array()

@@ -14,13 +14,13 @@ from rich.cells import cell_len
 from rich.console import Console
 from typer.testing import CliRunner
 
+from acesim.analyses.hint import format_hint, hint
 import acesim.cli as cli
-from acesim import bench
-from acesim.analysis.hint import format_hint, hint
-from acesim.position import Position
-from acesim.rollout import format_rollout, rollout
-from acesim.rules import load_ruleset
-from acesim.terminal import layout, markdown_blocks, rich_tables, text_table
+from acesim.common.terminal import layout, markdown_blocks, rich_tables, text_table
+from acesim.engine.position import Position
+from acesim.engine.rules import load_ruleset
+from acesim.runs import bench
+from acesim.runs.rollout import format_rollout, rollout
 
 WIDTH = 100
 runner = CliRunner()
@@ -221,7 +221,7 @@ def test_a_swept_rule_set_keeps_its_brackets_in_a_table():
     """A --sweep names rule sets european[bar_entry=any]: rich must not take that for a style tag."""
     from rich.console import Console
 
-    from acesim.terminal import rich_tables
+    from acesim.common.terminal import rich_tables
 
     console = Console(width=100, record=True, file=open("/dev/null", "w"))
     for table in rich_tables(["rule set", "rolls per game"], [["european[bar_entry=any]", "95.9 [95.7, 96.1]"],

@@ -7,10 +7,9 @@ import itertools
 import numpy as np
 import pytest
 
-from acesim.kernels import layout as L
-from acesim.kernels import sequence as T
-from acesim.kernels.strategy import rolls_again
-from acesim.rules import PRESETS
+from acesim.engine.rules import PRESETS
+from acesim.kernels import layout as L, sequence as T
+from acesim.kernels.choice import rolls_again
 
 
 def _reference(acey, bonus_extra, doubles_extra, full_use, a, b, bonus, n, used, won):
@@ -67,23 +66,23 @@ def test_the_presets_roll_sequence_knobs_reach_the_turn_kernel(name):
 
 from pathlib import Path  # noqa: E402
 
+from acesim.engine.games import trace_games  # noqa: E402
+from acesim.engine.rules import load_ruleset  # noqa: E402
+from acesim.engine.sampling import sample_positions  # noqa: E402
+from acesim.engine.strategies import load_strategy, lowered  # noqa: E402
 from acesim.kernels import turn as TK  # noqa: E402
+from acesim.kernels.board import flip  # noqa: E402
+from acesim.kernels.choice import choose_and_play_double  # noqa: E402
+from acesim.kernels.game_loop import T_BOARD, T_BONUS_DOUBLE, T_DIE_A, T_DIE_B, T_SIDE  # noqa: E402
 from acesim.kernels.memory import worker_memory  # noqa: E402
 from acesim.kernels.rng import die  # noqa: E402
-from acesim.kernels.board import flip  # noqa: E402
-from acesim.kernels.game import T_BOARD, T_BONUS_DOUBLE, T_DIE_A, T_DIE_B, T_SIDE  # noqa: E402
-from acesim.kernels.strategy import choose_and_play_double  # noqa: E402
-from acesim.games import trace_games  # noqa: E402
-from acesim.rules import load_ruleset  # noqa: E402
-from acesim.sampling import sample_positions  # noqa: E402
-from acesim.strategies import load_strategy, lowered  # noqa: E402
 
 KERNELS = Path(__file__).resolve().parents[1] / "acesim" / "kernels"
 
 
 def test_the_roll_sequence_is_played_by_one_kernel():
     """Only ``turn.py`` plays the sequence: no other kernel asks what follows a segment (but the
-    learned strategy's look-ahead, ``strategy.rolls_again``), reads whether the 1-2's double is
+    learned strategy's look-ahead, ``choice.rolls_again``), reads whether the 1-2's double is
     rolled, or plays that double itself."""
     readers = {}
     for path in sorted(KERNELS.glob("*.py")):
@@ -93,10 +92,10 @@ def test_the_roll_sequence_is_played_by_one_kernel():
             if n:
                 readers.setdefault(call, {})[path.name] = n
     # play_roll and play_bonus; the learned look-ahead; the game loop, after its own fast segment searches
-    assert readers["after_segment("] == {"turn.py": 3, "strategy.py": 1, "game.py": 1}
+    assert readers["after_segment("] == {"turn.py": 3, "choice.py": 1, "game_loop.py": 1}
     assert readers["bonus_die_rolled("] == {"turn.py": 1}
     assert readers["choose_and_play_double("] == {"turn.py": 1}
-    assert readers["choose_double("] == {"strategy.py": 1}  # inside choose_and_play_double
+    assert readers["choose_double("] == {"choice.py": 1}  # inside choose_and_play_double
 
 
 SPECS = ["expert", "random", "learned:training/rules-h80.ckpt.npz"]

@@ -28,6 +28,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numba import njit
 
+from acesim.engine.position import Position
+from acesim.engine.rules import Ruleset
+from acesim.engine.sampling import sample_positions
 from acesim.kernels import layout as L
 from acesim.kernels.board import (
     MR_BAR_ENTRY,
@@ -40,8 +43,8 @@ from acesim.kernels.board import (
     occupied_mask,
     open_mask,
 )
-from acesim.kernels.rng import seed_game_streams
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, new_workspace, segment_of
+from acesim.kernels.rng import seed_game_streams
 from acesim.kernels.uniform import (
     _STAMP,
     _STAMP_MAX,
@@ -55,9 +58,6 @@ from acesim.kernels.uniform import (
     play_uniform,
     uniform_play,
 )
-from acesim.position import Position
-from acesim.rules import Ruleset
-from acesim.sampling import sample_positions
 from tests.helpers import P, knob_mixes
 
 PRESET_NAMES = ("european", "american", "navy", "backgammon")
@@ -564,7 +564,7 @@ def test_game_over_positions():
 
 def test_random_strategy_plays_by_the_uniform_search_and_grows_it():
     """``strategy.play_segment`` for ``random``: the uniform search's pick, its scratch grown."""
-    from acesim.kernels.strategy import RANDOM, new_scratch, play_segment
+    from acesim.kernels.choice import RANDOM, new_scratch, play_segment
 
     rules = EUROPEAN.to_array()
     board = P(waiting=(15, 15)).to_board()

@@ -36,21 +36,21 @@ import pandas as pd
 import pyspiel  # noqa: F401  (required test extra: a missing package must fail, not skip)
 import pytest
 
-from acesim.games import play_games, play_records
-from acesim.kernels import game as K
+from acesim.common.stats import wilson
+from acesim.engine.games import play_games, play_records
+from acesim.engine.moves import legal_plays
+from acesim.engine.openspiel_bridge import dice_of, is_roll_start, load_game, position_from_state
+from acesim.engine.position import Position
+from acesim.engine.rules import PRESETS, load_ruleset
+from acesim.engine.strategies import load_strategy
+from acesim.engine.streams import block_keys
+from acesim.kernels import game_loop as K
 from acesim.kernels.board import pip_count
+from acesim.kernels.choice import RANDOM, play_segment
 from acesim.kernels.evaluate import N_FEATURES
 from acesim.kernels.layout import OFF, OPP_BAR, OPP_OFF
 from acesim.kernels.memory import worker_memory
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
-from acesim.kernels.strategy import RANDOM, play_segment
-from acesim.moves import legal_plays
-from acesim.openspiel_bridge import dice_of, is_roll_start, load_game, position_from_state
-from acesim.position import Position
-from acesim.rules import PRESETS, load_ruleset
-from acesim.stats import wilson
-from acesim.streams import block_keys
-from acesim.strategies import load_strategy
 from tests.reference_rules import (
     all_sequences,
     bar_may_enter,

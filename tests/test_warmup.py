@@ -1,7 +1,7 @@
 """The first run: kernels compiled at install, and a cold cache said in one line (issue 28).
 
 The README's first ``simulate`` took 3 min 16 s on a fresh install and said nothing while Numba
-compiled; ``make install`` now runs ``python -m acesim.warmup --if-cold``.
+compiled; ``make install`` now runs ``python -m acesim.runs.warmup --if-cold``.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from acesim import warmup
 from acesim.kernels import cache_folder
+from acesim.runs import warmup
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,9 +41,9 @@ def test_a_cold_cache_is_said_before_anything_else(tmp_path):
 
 def test_the_cache_of_this_checkout_is_warm_after_games_were_played():
     assert (cache_folder() / "kernels.digest").exists()
-    from acesim.games import play_records
-    from acesim.rules import Ruleset
-    from acesim.strategies import load_strategy
+    from acesim.engine.games import play_records
+    from acesim.engine.rules import Ruleset
+    from acesim.engine.strategies import load_strategy
 
     play_records(Ruleset.preset("european"), load_strategy("racer"), load_strategy("racer"), 1, 0, 1)
     assert warmup.cache_is_warm()

@@ -30,12 +30,12 @@ def cache_folder() -> Path:
 
 
 def cache_is_warm() -> bool:
-    """Numba's cache holds the game kernels (``acesim.warmup`` has run, or some earlier command did).
+    """Numba's cache holds the game kernels (``acesim.runs.warmup`` has run, or some earlier command did).
 
     Checked by a command before it compiles for minutes: files only, no kernel is loaded.
     """
     folder = cache_folder()
-    return folder.is_dir() and any(p.name.startswith("game.play_games-") for p in folder.glob("*.nbi"))
+    return folder.is_dir() and any(p.name.startswith("game_loop.play_games-") for p in folder.glob("*.nbi"))
 
 
 def _drop_stale_cache() -> None:

@@ -52,7 +52,7 @@ R_CUBE_MAX = 17  # the highest cube value, the number itself
 RULES_SIZE = 18
 RULES_DTYPE = np.int64
 
-# Knob value codes; the order of each tuple in acesim.rules.KNOB_VALUES matches.
+# Knob value codes; the order of each tuple in acesim.engine.rules.KNOB_VALUES matches.
 START_OFF_BOARD, START_BACKGAMMON = 0, 1
 OPENING_REROLL, OPENING_USE = 0, 1
 DOUBLES_FOUR, DOUBLES_FOUR_PLUS_COMPLEMENT, DOUBLES_COMPLEMENT_AFTER_1_2 = 0, 1, 2

@@ -25,8 +25,8 @@ from collections import namedtuple
 
 import numpy as np
 
+from acesim.kernels.choice import new_scratch
 from acesim.kernels.plays import new_workspace
-from acesim.kernels.strategy import new_scratch
 from acesim.kernels.uniform import new_uniform_scratch
 
 Memory = namedtuple("Memory", ["plays", "draws", "found", "search"])

@@ -13,12 +13,12 @@ import numpy as np
 from numba import njit
 
 from acesim.kernels.board import OK, check_invariants, flip
+from acesim.kernels.choice import RANDOM
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE
 from acesim.kernels.memory import Memory
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
 from acesim.kernels.sequence import GAME_OVER, ROLL_AGAIN, roll_sequence
-from acesim.kernels.strategy import RANDOM
 from acesim.kernels.turn import MAX_OUTCOMES, play_roll
 
 # The longest game the walker plays, in rolls: random play can wander.

@@ -1,7 +1,7 @@
 """Per-game random streams: xoshiro256** seeded through SplitMix64.
 
 The Python layer derives one 256-bit key per block of games from
-``numpy.random.SeedSequence(seed).spawn(...)`` (see ``acesim.streams``).  A
+``numpy.random.SeedSequence(seed).spawn(...)`` (see ``acesim.engine.streams``).  A
 game's two streams, one for its dice and one for its strategies' own choices,
 are seeded from that key and the game's index by SplitMix64, the seeding the
 xoshiro authors recommend.  Keeping the dice apart from the strategies' choices

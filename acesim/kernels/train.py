@@ -20,7 +20,8 @@ active inputs.  A game that reaches the turn cap teaches nothing.
 import numpy as np
 from numba import njit
 
-from acesim.kernels.game import (
+from acesim.kernels.choice import LEARNED, Seats
+from acesim.kernels.game_loop import (
     FIRST_MOVER,
     GAMES_PER_BLOCK,
     POINTS,
@@ -33,7 +34,6 @@ from acesim.kernels.game import (
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE
 from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, bounded_points, encode, forward, sgd_step
 from acesim.kernels.rng import STREAM_WORDS, seed_game_streams
-from acesim.kernels.strategy import LEARNED, Seats
 
 
 @njit(cache=True)

@@ -23,10 +23,10 @@ table every roll valuation reads.
 import numpy as np
 from numba import njit
 
+from acesim.kernels.choice import choose_and_play_double, play_segment
 from acesim.kernels.layout import N_CHECKERS, OFF
 from acesim.kernels.rng import die
 from acesim.kernels.sequence import BONUS, after_segment, bonus_die_rolled
-from acesim.kernels.strategy import choose_and_play_double, play_segment
 
 # The 21 distinct rolls, their weights in 36ths (1 a double, 2 otherwise) and
 # probabilities; the opening dice (opening = use) are never a double.

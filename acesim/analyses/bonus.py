@@ -1,0 +1,351 @@
+"""Value of doubles and 1-2 rolls (docs/statistics.md, "Value of doubles and 1-2 rolls").
+
+Every figure here is over the finished games of one rule set's records table
+(``acesim.engine.games.play_games``).  Each game is seen from both sides: one row per
+(game, side), with the side's doubles and 1-2 rolls minus its opponent's.  The
+two rows of a game are mirror images, so resampling keeps them together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from acesim.analyses.logistic import ONE_BLAS_THREAD, fit_logistic
+from acesim.common.errors import AcesimError
+from acesim.common.stats import mean_ci, wilson
+
+Difference = Literal["doubles_diff", "one_two_diff"]
+DIFFERENCES: tuple[str, ...] = ("doubles_diff", "one_two_diff")
+FACES = range(1, 7)
+
+# Game length enters the models in units of this many rolls (both sides).
+LENGTH_UNIT = 100.0
+
+CONTROL = (
+    "game length (rolls of both sides, centred at its mean, per 100 rolls) as an "
+    "interaction with each difference; its main effect is zero by construction when "
+    "both sides of every game are rows, so it is left out; first mover (±½) also in the model"
+)
+
+_TERMS = ("doubles_diff", "one_two_diff", "first_mover", "doubles_diff:length", "one_two_diff:length")
+_EFFECT_UNITS = {
+    "doubles_diff": "one more double than the opponent",
+    "one_two_diff": "one more 1-2 than the opponent",
+    "first_mover": "moving first rather than second",
+}
+
+
+def _finished(df: pd.DataFrame) -> pd.DataFrame:
+    """The finished games of one rule set (unfinished games have no winner)."""
+    if "rules" in df.columns and df["rules"].nunique() > 1:
+        names = ", ".join(map(str, df["rules"].unique()))
+        raise AcesimError(f"bonus-roll analyses take one rule set at a time, got {names}")
+    done = df[df["unfinished"] == 0] if "unfinished" in df.columns else df[df["winner"] >= 0]
+    if len(done) == 0:
+        raise AcesimError("no finished games to analyse")
+    return done
+
+
+def side_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per (finished game, side): the side's result and its dice against the opponent's.
+
+    Columns: ``row`` (position of the game among the finished games; both rows
+    of a game share it), ``game``, ``side`` ("a"/"b"), ``win`` (0/1),
+    ``points`` (+points when the side won, −points when it lost),
+    ``doubles``, ``one_two`` (the side's own counts), ``doubles_diff``,
+    ``one_two_diff`` (side minus opponent), ``length`` (rolls of both sides)
+    and ``first_mover`` (1 when the side moved first).  Rows come in pairs:
+    row ``2i`` is seat A of game ``i``, row ``2i + 1`` seat B.
+    """
+    done = _finished(df)
+    n = len(done)
+    winner = done["winner"].to_numpy(np.int64)
+    points = done["points"].to_numpy(np.int64)
+    first = done["first_mover"].to_numpy(np.int64)
+    length = done["rolls_a"].to_numpy(np.int64) + done["rolls_b"].to_numpy(np.int64)
+    games = done["game"].to_numpy(np.int64) if "game" in done.columns else np.arange(n, dtype=np.int64)
+    parts = []
+    for seat, me, other in ((0, "a", "b"), (1, "b", "a")):
+        won = (winner == seat).astype(np.int64)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "row": np.arange(n, dtype=np.int64),
+                    "game": games,
+                    "side": me,
+                    "win": won,
+                    "points": np.where(won == 1, points, -points),
+                    "doubles": done[f"doubles_{me}"].to_numpy(np.int64),
+                    "one_two": done[f"one_two_{me}"].to_numpy(np.int64),
+                    "doubles_diff": done[f"doubles_{me}"].to_numpy(np.int64) - done[f"doubles_{other}"].to_numpy(np.int64),
+                    "one_two_diff": done[f"one_two_{me}"].to_numpy(np.int64) - done[f"one_two_{other}"].to_numpy(np.int64),
+                    "length": length,
+                    "first_mover": (first == seat).astype(np.int64),
+                }
+            )
+        )
+    rows = pd.concat(parts, ignore_index=True)
+    order = np.argsort(rows["row"].to_numpy() * 2 + (rows["side"] == "b").to_numpy(), kind="stable")
+    return rows.iloc[order].reset_index(drop=True)
+
+
+def _bin_label(value: int, clip: int) -> str:
+    if value <= -clip:
+        return f"≤−{clip}"
+    if value >= clip:
+        return f"≥{clip}"
+    return str(value).replace("-", "−")
+
+
+def win_by_difference(df: pd.DataFrame, column: Difference = "one_two_diff", clip: int = 4) -> pd.DataFrame:
+    """Win rate and signed points of a side by its lead in doubles or 1-2 rolls, binned.
+
+    Leads beyond ``±clip`` share the end bins (labelled ``≤−k`` and ``≥k``).
+    A game sits once in bin ``d`` and once in bin ``−d``, so the table is a
+    mirror image about 0, and within a bin other than 0 every row is a
+    different game (the Wilson interval and the mean interval of
+    docs/statistics.md apply).  Bin 0 holds both sides of each tied game: its win
+    rate is ½ and its mean points 0 by construction, and its interval is that
+    single value.
+
+    Columns: ``variable``, ``bin`` (the clipped difference), ``label``, ``n``
+    (sides in the bin), ``games`` (distinct games: ``n``, or ``n / 2`` in bin
+    0), ``wins``, ``win_rate``, ``ci95_low``, ``ci95_high``,
+    ``mean_points``, ``points_ci95_low``, ``points_ci95_high``,
+    ``median_points`` (points are heavy-tailed under per-checker scoring).
+    """
+    if column not in DIFFERENCES:
+        raise AcesimError(f"column must be one of {', '.join(DIFFERENCES)}, got {column!r}")
+    if clip < 1:
+        raise AcesimError(f"clip must be at least 1, got {clip}")
+    rows = side_rows(df)
+    binned = rows[column].clip(-clip, clip)
+    out = []
+    for value in range(-clip, clip + 1):
+        mine = rows[binned == value]
+        wins = int(mine["win"].sum())
+        pts = mine["points"].to_numpy(np.float64)
+        n = len(mine)
+        rate = wins / n if n else np.nan
+        if value == 0:  # both sides of each tied game: ½ and 0 by construction
+            low = high = rate
+            mean = 0.0 if n else np.nan
+            p_low = p_high = mean
+        else:
+            low, high = wilson(wins, n)
+            mean, p_low, p_high = mean_ci(n, float(pts.sum()), float((pts * pts).sum()))
+        out.append(
+            {
+                "variable": column,
+                "bin": value,
+                "label": _bin_label(value, clip),
+                "n": n,
+                "games": n // 2 if value == 0 else n,
+                "wins": wins,
+                "win_rate": rate,
+                "ci95_low": low,
+                "ci95_high": high,
+                "mean_points": mean,
+                "points_ci95_low": p_low,
+                "points_ci95_high": p_high,
+                "median_points": float(np.median(pts)) if len(pts) else np.nan,
+            }
+        )
+    return pd.DataFrame(out)
+
+
+# --- the model -----------------------------------------------------------------------
+
+
+def _design(doubles: np.ndarray, one_two: np.ndarray, first: np.ndarray, length_c: np.ndarray) -> np.ndarray:
+    """Columns in the order of ``_TERMS`` (no intercept)."""
+    return np.column_stack([doubles, one_two, first, doubles * length_c, one_two * length_c])
+
+
+def _unit_effects(
+    predict: Callable[[np.ndarray], np.ndarray],
+    doubles: np.ndarray,
+    one_two: np.ndarray,
+    first: np.ndarray,
+    length_c: np.ndarray,
+) -> np.ndarray:
+    """Average change in the prediction for a one-unit change centred at each row's value.
+
+    ``mean(f(x + ½) − f(x − ½))`` for the doubles and 1-2 differences and for
+    the first-mover flag (from second to first).  Unlike the derivative, it
+    stays within ±1 for a probability even when the data separate.
+    """
+    half = 0.5
+    effects = []
+    for which in range(2):
+        up = [doubles, one_two]
+        down = [doubles, one_two]
+        up[which] = up[which] + half
+        down[which] = down[which] - half
+        effects.append(np.mean(predict(_design(*up, first, length_c)) - predict(_design(*down, first, length_c))))
+    ones = np.full_like(first, 0.5)
+    effects.append(
+        np.mean(predict(_design(doubles, one_two, ones, length_c)) - predict(_design(doubles, one_two, -ones, length_c)))
+    )
+    return np.asarray(effects)
+
+
+@ONE_BLAS_THREAD
+def _fit_once(rows: dict[str, np.ndarray], index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Both models on the games ``index``: (logit slopes, win effects, ls slopes, points effects)."""
+    pick = np.concatenate([2 * index, 2 * index + 1])
+    doubles = rows["doubles_diff"][pick]
+    one_two = rows["one_two_diff"][pick]
+    first = rows["first_mover"][pick] - 0.5
+    length = rows["length"][pick] / LENGTH_UNIT
+    length_c = length - length.mean()
+    x = _design(doubles, one_two, first, length_c)
+
+    logit = fit_logistic(x, rows["win"][pick])
+    _, logit_slopes = logit.raw_coefficients()
+    win_effects = _unit_effects(logit.predict, doubles, one_two, first, length_c)
+
+    design = np.column_stack([np.ones(len(x)), x])
+    # normal equations (a 6 x 6 system); lstsq there copes with a constant difference column
+    beta, *_ = np.linalg.lstsq(design.T @ design, design.T @ rows["points"][pick], rcond=None)
+    points_effects = _unit_effects(lambda z: beta[0] + z @ beta[1:], doubles, one_two, first, length_c)
+    return logit_slopes, win_effects, beta[1:], points_effects
+
+
+def bonus_model(df: pd.DataFrame, bootstrap: int = 200, seed: int = 0) -> pd.DataFrame:
+    """What one more double or one more 1-2 than the opponent is worth, with bootstrap intervals.
+
+    Two models over ``side_rows(df)``, each on the two differences, the
+    first-mover flag and game length (see ``CONTROL``): a logistic regression
+    of ``win`` and a least-squares fit of signed ``points``.  A term's
+    ``effect`` is its average marginal effect — the mean change in the
+    prediction for a one-unit change centred at each row's value — in
+    percentage points of win probability (logistic) or in points
+    (least squares).  Intervals are bootstrap percentiles (2.5 %, 97.5 %)
+    over ``bootstrap`` resamples of games, both sides of a game together,
+    drawn from ``numpy.random.default_rng(seed)``.
+
+    One row per (model, term).  Columns: ``model`` ("win" or "points"),
+    ``term``, ``coefficient`` (log-odds or points per unit, at the mean game
+    length for the differences), ``coef_ci95_low``, ``coef_ci95_high``,
+    ``effect``, ``effect_ci95_low``, ``effect_ci95_high`` (NaN for the length
+    interactions), ``effect_unit``, ``games``, ``resamples``, ``control``.
+    """
+    if bootstrap < 200:
+        raise AcesimError(f"the bootstrap needs at least 200 resamples, got {bootstrap}")
+    table = side_rows(df)
+    games = len(table) // 2
+    if games < 2:
+        raise AcesimError(f"the model needs at least two finished games, got {games}")
+    rows = {c: table[c].to_numpy(np.float64) for c in ("win", "points", "doubles_diff", "one_two_diff", "length", "first_mover")}
+    estimate = _fit_once(rows, np.arange(games))
+    rng = np.random.default_rng(seed)
+    draws = [_fit_once(rows, rng.integers(0, games, games)) for _ in range(bootstrap)]
+    out = []
+    for model, slot, effect_slot, scale, unit in (
+        ("win", 0, 1, 100.0, "percentage points of win probability per "),
+        ("points", 2, 3, 1.0, "points per game per "),
+    ):
+        coef_draws = np.array([d[slot] for d in draws])
+        effect_draws = np.array([d[effect_slot] for d in draws]) * scale
+        for k, term in enumerate(_TERMS):
+            has_effect = k < 3
+            row = {
+                "model": model,
+                "term": term,
+                "coefficient": float(estimate[slot][k]),
+                "coef_ci95_low": float(np.percentile(coef_draws[:, k], 2.5)),
+                "coef_ci95_high": float(np.percentile(coef_draws[:, k], 97.5)),
+                "effect": float(estimate[effect_slot][k] * scale) if has_effect else np.nan,
+                "effect_ci95_low": float(np.percentile(effect_draws[:, k], 2.5)) if has_effect else np.nan,
+                "effect_ci95_high": float(np.percentile(effect_draws[:, k], 97.5)) if has_effect else np.nan,
+                "effect_unit": unit + _EFFECT_UNITS[term] if has_effect else "",
+                "games": games,
+                "resamples": bootstrap,
+                "control": CONTROL,
+            }
+            out.append(row)
+    return pd.DataFrame(out)
+
+
+def chosen_doubles(df: pd.DataFrame) -> pd.DataFrame:
+    """Which double the players take after a 1-2 (both sides pooled), with Wilson intervals.
+
+    Columns: ``face`` (1..6), ``chosen`` (times taken), ``total`` (all
+    choices), ``share``, ``ci95_low``, ``ci95_high``.  Each choice counts as
+    one trial; choices within one game are not independent, so the intervals
+    are a little narrow when games hold many 1-2s.  Under rules without the
+    1-2 bonus ``total`` is 0 and the shares are NaN.
+    """
+    done = _finished(df)
+    counts = [int(done[f"chose_{d}_a"].sum() + done[f"chose_{d}_b"].sum()) for d in FACES]
+    total = sum(counts)
+    out = []
+    for face, chosen in zip(FACES, counts):
+        low, high = wilson(chosen, total)
+        out.append(
+            {
+                "face": face,
+                "chosen": chosen,
+                "total": total,
+                "share": chosen / total if total else np.nan,
+                "ci95_low": low,
+                "ci95_high": high,
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def chosen_doubles_by_phase(rolls: pd.DataFrame) -> pd.DataFrame:
+    """The double played after each 1-2, by the game phase the 1-2 was rolled in.
+
+    ``rolls`` is ``analyses.luck.trace_luck``'s per-roll table (its ``phase``
+    and ``bonus_double`` columns).  Columns: ``phase``, ``face``, ``chosen``,
+    ``total`` (1-2 bonuses played in that phase), ``share``, ``ci95_low``,
+    ``ci95_high`` (Wilson; choices within a game are not independent).
+    """
+    bonus = rolls[(rolls["bonus_double"] > 0)]
+    out = []
+    for phase, group in bonus.groupby("phase", sort=False):
+        total = len(group)
+        for face in FACES:
+            chosen = int((group["bonus_double"] == face).sum())
+            low, high = wilson(chosen, total)
+            out.append(
+                {"phase": phase, "face": face, "chosen": chosen, "total": total,
+                 "share": chosen / total, "ci95_low": low, "ci95_high": high}
+            )
+    return pd.DataFrame(out, columns=["phase", "face", "chosen", "total", "share", "ci95_low", "ci95_high"])
+
+
+def roll_values(rolls: pd.DataFrame) -> pd.DataFrame:
+    """The equity value of each of the 21 rolls (docs/statistics.md): its mean gain over the average roll.
+
+    For roll ``r`` the value is the mean over the traced states of ``W(s, r) -
+    sum_r' p(r') W(s, r')`` (``rolls`` from ``analyses.luck.trace_luck``;
+    opening states are left out, their dice cannot be doubles).  The interval
+    resamples nothing: it is mean ± 1.96 sd / sqrt(n) over states, which
+    treats the states of a game as independent and is therefore a little narrow.
+    Columns: ``die_1``, ``die_2`` (die_1 <= die_2), ``value``, ``ci95_low``,
+    ``ci95_high``, ``states``, ``win_probability`` (the mean W itself).
+    """
+    states = rolls[~rolls["opening"]]
+    n = len(states)
+    if n < 2:
+        raise AcesimError(f"roll values need at least 2 traced states, got {n}")
+    out = []
+    for a in FACES:
+        for b in FACES:
+            if b < a:
+                continue
+            gain = (states[f"w_{a}{b}"] - states["w_mean"]).to_numpy()
+            mean, low, high = mean_ci(n, float(gain.sum()), float((gain**2).sum()))
+            out.append(
+                {"die_1": a, "die_2": b, "value": mean, "ci95_low": low, "ci95_high": high,
+                 "states": n, "win_probability": float(states[f"w_{a}{b}"].mean())}
+            )
+    return pd.DataFrame(out)

@@ -1,0 +1,239 @@
+"""The equity model V: win probability of the side on roll, learned from simulated games.
+
+Positions come from traced games (one per two-dice roll, seen by the side
+about to roll) and are labelled with whether that side went on to win.  A
+logistic model over ``kernels.dice_luck.INPUTS`` is fitted on the earlier games
+and its calibration measured on later, held-out games (docs/statistics.md:
+predicted vs observed win rate in ten bins, and the Brier score next to the
+constant predictor's).  V is a win probability under every rule set; under
+points-based scoring it still values wins, not points (stated in reports).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from acesim.analyses.logistic import LogisticFit, fit_logistic
+from acesim.common.errors import AcesimError
+from acesim.common.stats import wilson
+from acesim.engine.games import Traces, trace_games
+from acesim.engine.model_files import load_model, model_path, shipped_model
+from acesim.engine.rules import Ruleset
+from acesim.engine.strategies import Strategy, as_strategy
+from acesim.kernels import dice_luck as LK, game_loop as K, net as NK
+from acesim.kernels.net import LOGISTIC_TAG
+
+def positions(traces: Traces) -> pd.DataFrame:
+    """One row per traced roll: game, seat on roll, its model inputs, and whether it won."""
+    rolls = traces.rolls
+    x = np.zeros((len(rolls), LK.N_INPUTS))
+    LK.equity_rows(np.ascontiguousarray(rolls[:, K.T_BOARD :]).astype(np.int8), x)
+    counts = np.diff(traces.start)
+    game = np.repeat(traces.games, counts)
+    winner = np.repeat(traces.records[:, K.WINNER], counts)
+    side = rolls[:, K.T_SIDE]
+    frame = pd.DataFrame(x, columns=list(LK.INPUTS))
+    frame.insert(0, "game", game)
+    frame.insert(1, "side", side)
+    frame["won"] = (winner == side).astype(np.int8)
+    return frame
+
+
+@dataclass(frozen=True)
+class EquityModel:
+    """A fitted V for one rule set: coefficients on the raw inputs, and how it was made."""
+
+    rules: str
+    strategy: str
+    coef: np.ndarray  # intercept, then one slope per input of ``kernels.dice_luck.INPUTS``
+    fit: LogisticFit
+    train_games: int
+    train_positions: int
+    seed: int
+
+    def predict(self, inputs: np.ndarray) -> np.ndarray:
+        return self.fit.predict(inputs)
+
+    @property
+    def kernel_coef(self) -> np.ndarray:
+        """The tagged array the luck kernels read (``kernels.dice_luck.equity``)."""
+        return np.concatenate([[LOGISTIC_TAG], self.coef])
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Held-out calibration of an equity model."""
+
+    bins: pd.DataFrame  # bin, n, predicted mean, observed win rate with Wilson CI
+    brier: float
+    brier_constant: float  # the Brier score of always predicting the training win rate
+    positions: int
+    games: int
+    # the reliability term of the Brier score's decomposition over the ten bins,
+    # sum_b n_b (mean predicted_b - observed_b)^2 / n: 0 for a perfectly calibrated model
+    reliability: float = float("nan")
+
+
+@dataclass(frozen=True)
+class LearnedEquity:
+    """A learned network used as V: its output 0 is the side on roll's win probability."""
+
+    rules: str
+    path: str
+    array: np.ndarray
+
+    @property
+    def kernel_coef(self) -> np.ndarray:
+        return self.array
+
+    def predict_boards(self, boards: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(boards))
+        NK.win_probabilities(self.array, np.ascontiguousarray(boards).astype(np.int8), out)
+        return out
+
+
+@dataclass(frozen=True)
+class EquityChoice:
+    """The equity models of one rule set, each calibrated on the same held-out games, and the one used."""
+
+    logistic: EquityModel
+    calibrations: dict  # model name ("logistic", "learned") -> Calibration
+    chosen: str
+    learned: LearnedEquity | None = None
+
+    @property
+    def model(self) -> EquityModel | LearnedEquity:
+        return self.learned if self.chosen == "learned" else self.logistic
+
+    @property
+    def calibration(self) -> Calibration:
+        return self.calibrations[self.chosen]
+
+
+EQUITY_CHOICES = ("auto", "logistic", "learned:PATH")
+
+
+def equity_models(
+    rules: Ruleset,
+    strategy: Strategy | str,
+    games: int,
+    seed: int,
+    equity: str = "auto",
+    holdout: float = 0.2,
+    among: Sequence[Ruleset] = (),
+) -> EquityChoice:
+    """Fit the logistic V, calibrate it and a learned network on the same held-out games, pick one.
+
+    ``equity`` is ``logistic``, ``learned:PATH`` (a model file or a shipped
+    model's name), or ``auto``: the model shipped for these rules when one
+    exists, and then whichever of the two is better calibrated on the
+    held-out games: the lower reliability term of the Brier score (the
+    weighted squared gap between predicted and observed win rate over the ten
+    bins).  The Brier score itself also rewards sharpness, which is not
+    what calibration asks.  With ``among`` (every rule set of a comparison),
+    ``auto`` offers the shipped model only if it plays all of them, so that
+    one comparison never measures its rule sets with different instruments.
+    """
+    learned_model = None
+    if equity.startswith("learned:"):
+        learned_model = load_model(model_path(equity[len("learned:"):]))
+        learned_model.check_rules(rules)
+    elif equity in ("auto", "logistic"):
+        learned_model = shipped_model(rules)
+        if learned_model is not None and any(shipped_model(other) != learned_model for other in among):
+            learned_model = None
+    else:
+        raise AcesimError(f"unknown equity model {equity!r}; use auto, logistic or learned:PATH")
+    model, test, boards, base_rate = _fit(rules, strategy, games, seed, holdout)
+    y = test["won"].to_numpy()
+    calibrations = {"logistic": calibrate_probabilities(model.predict(test[list(LK.INPUTS)].to_numpy()), y,
+                                                        base_rate, test)}
+    learned = None
+    if learned_model is not None:
+        learned = LearnedEquity(rules.name, learned_model.path, learned_model.network(rules))
+        calibrations["learned"] = calibrate_probabilities(learned.predict_boards(boards), y, base_rate, test)
+    if equity == "logistic" or learned is None:
+        chosen = "logistic"
+    elif equity.startswith("learned:"):
+        chosen = "learned"
+    else:
+        chosen = "learned" if calibrations["learned"].reliability < calibrations["logistic"].reliability else "logistic"
+    return EquityChoice(model, calibrations, chosen, learned)
+
+
+def fit_equity(
+    rules: Ruleset,
+    strategy: Strategy | str,
+    games: int,
+    seed: int,
+    holdout: float = 0.2,
+) -> tuple[EquityModel, Calibration]:
+    """Fit V on ``games`` self-play games of ``strategy``; calibrate on the last ``holdout`` share."""
+    model, test, _, base_rate = _fit(rules, strategy, games, seed, holdout)
+    return model, calibrate(model, test, base_rate)
+
+
+def _fit(rules, strategy, games, seed, holdout):
+    """The logistic V, the held-out positions (inputs and boards) and the training win rate."""
+    if games < 10:
+        raise AcesimError(f"the equity model needs at least 10 games, got {games}")
+    if not 0 < holdout < 1:
+        raise AcesimError(f"the held-out share must be between 0 and 1, got {holdout}")
+    s = as_strategy(strategy)
+    traces = trace_games(rules, s, s, seed, 0, games)
+    frame = positions(traces)
+    cut = traces.games[int(len(traces.games) * (1 - holdout))]
+    held_out = (frame["game"] >= cut).to_numpy()
+    train = frame[~held_out]
+    test = frame[held_out]
+    inputs = list(LK.INPUTS)
+    fit = fit_logistic(train[inputs].to_numpy(), train["won"].to_numpy(), ridge=1e-4)
+    intercept, slopes = fit.raw_coefficients()
+    model = EquityModel(
+        rules=rules.name,
+        strategy=s.spec,
+        coef=np.concatenate([[intercept], slopes]),
+        fit=fit,
+        train_games=int(train["game"].nunique()),
+        train_positions=len(train),
+        seed=seed,
+    )
+    return model, test, traces.rolls[held_out, K.T_BOARD :], float(train["won"].mean())
+
+
+def calibrate(model: EquityModel, test: pd.DataFrame, base_rate: float) -> Calibration:
+    """Predicted vs observed on held-out positions, in ten bins of predicted probability."""
+    return calibrate_probabilities(model.predict(test[list(LK.INPUTS)].to_numpy()), test["won"].to_numpy(),
+                                   base_rate, test)
+
+
+def calibrate_probabilities(p: np.ndarray, y: np.ndarray, base_rate: float, test: pd.DataFrame) -> Calibration:
+    """Calibration of predictions ``p`` of outcomes ``y`` (the held-out positions ``test``)."""
+    edges = np.linspace(0, 1, 11)
+    which = np.clip(np.digitize(p, edges) - 1, 0, 9)
+    rows = []
+    for b in range(10):
+        mask = which == b
+        n = int(mask.sum())
+        if n == 0:
+            continue
+        wins = int(y[mask].sum())
+        low, high = wilson(wins, n)
+        rows.append(
+            dict(bin=f"{edges[b]:.1f}-{edges[b + 1]:.1f}", n=n, predicted=float(p[mask].mean()),
+                 observed=wins / n, observed_low=low, observed_high=high)
+        )
+    bins = pd.DataFrame(rows)
+    reliability = float((bins["n"] * (bins["predicted"] - bins["observed"]) ** 2).sum() / len(p)) if len(p) else float("nan")
+    return Calibration(
+        bins=bins,
+        brier=float(np.mean((p - y) ** 2)),
+        brier_constant=float(np.mean((base_rate - y) ** 2)),
+        positions=len(test),
+        games=int(test["game"].nunique()),
+        reliability=reliability,
+    )

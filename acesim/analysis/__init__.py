@@ -1,1 +1,0 @@
-"""Analyses over game records: they take DataFrames and return DataFrames (docs/architecture.md)."""

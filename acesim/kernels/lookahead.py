@@ -1,0 +1,201 @@
+"""Position analysis: what a strategy's evaluation says of each play of one roll.
+
+The hint (``acesim.analyses.hint``) lists a roll's distinct plays and asks
+these kernels for each resulting position's value to the mover, at one of
+three depths:
+
+* ply 0: the static heuristic score (a learned player's ranker, the weights
+  that shortlist its doubles plays; a heuristic strategy's own score);
+* ply 1: the score the strategy plays by (``strategy.net_score``), with the
+  mover still on roll when the play leads to another roll of its own;
+* ply 2: one roll deeper.  Whoever is on roll after the play rolls: the mean
+  over the 36 rolls of the ply-1 value after that side's own choice of play
+  (``strategy.scored_play``, the strategy's search in games), its bonus rolls
+  included: after a 1-2 the double is chosen (or rolled, under
+  ``acey_deucey = roll-die``) and played as the game loop plays it.  A 1-2
+  play is followed by the double, not by a roll: its ply-2 value is that of
+  the double the strategy would choose (the mean over the six, when rolled).
+
+Every value is from the mover's view, as ``(score, equity, win, points)``:
+``score`` ranks (a play that wins the game beats every other), ``equity`` is
+what the strategy maximises (``2 P(win) - 1``, or expected points when it
+plays for points), ``win`` the win probability, ``points`` expected signed
+points before stakes doublings.  A heuristic has no equity: its ply-0/1
+values are its score with NaN for the rest, and it has no ply 2.
+"""
+
+import numpy as np
+from numba import njit
+
+from acesim.kernels.board import flip
+from acesim.kernels.choice import LEARNED, scored_play
+from acesim.kernels.evaluate import summarize, summary_score
+from acesim.kernels.game_loop import points_won
+from acesim.kernels.layout import (
+    BOARD_DTYPE,
+    BOARD_SIZE,
+    N_CHECKERS,
+    OFF,
+)
+from acesim.kernels.net import M_OBJECTIVE, M_OUTPUTS, M_POINTS_SCALE, OBJECTIVE_POINTS, WIN_EQUITY
+from acesim.kernels.net import bounded_points, outputs, ranker_of
+from acesim.kernels.sequence import ROLL_AGAIN, roll_sequence
+from acesim.kernels.turn import MAX_OUTCOMES, N_ROLLS, ROLL_A, ROLL_B, ROLL_WEIGHT, play_bonus, play_roll
+
+N_VALUES = 4  # score, equity, win, points
+V_SCORE, V_EQUITY, V_WIN, V_POINTS = range(N_VALUES)
+
+
+@njit(cache=True)
+def best_of(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result):
+    """``strategy.scored_play`` compiled once: the kernels below call it, rather than each inlining its searches."""
+    return scored_play(board, rules, segment, n, kind, width, again, weights, ws, out, sc, result)
+
+
+@njit(cache=True)
+def static_value(board, kind, weights, sc, value):
+    """Ply 0 of the position after a play: the heuristic score of ``board`` (mover's view)."""
+    summarize(board, sc.child_sum)
+    ranker = ranker_of(weights) if kind == LEARNED else weights
+    value[V_SCORE] = summary_score(sc.child_sum, ranker)
+    value[V_EQUITY] = np.nan
+    value[V_WIN] = np.nan
+    value[V_POINTS] = np.nan
+
+
+@njit(cache=True)
+def position_value(board, rules, kind, weights, again, sc, value):
+    """Ply 1 of the position after a play, for its mover; ``again``: the mover rolls next."""
+    if board[OFF] == N_CHECKERS:
+        value[V_SCORE] = WIN_EQUITY
+        if kind != LEARNED:  # a heuristic has no equity, won or not
+            value[V_EQUITY] = value[V_WIN] = value[V_POINTS] = np.nan
+            return
+        win_points = float(points_won(board, rules, 0))
+        value[V_WIN] = 1.0
+        value[V_POINTS] = win_points
+        value[V_EQUITY] = win_points if weights[M_OBJECTIVE] == OBJECTIVE_POINTS else 1.0
+        return
+    if kind != LEARNED:
+        static_value(board, kind, weights, sc, value)
+        return
+    view = 0 if again else 1
+    outputs(weights, board, view, sc.net)
+    p = sc.net.y[0]
+    if weights[M_OUTPUTS] > 1:
+        points = bounded_points(weights, board, view, rules, p, weights[M_POINTS_SCALE] * (2.0 * sc.net.y[1] - 1.0))
+    else:
+        points = 2.0 * p - 1.0
+    if weights[M_OBJECTIVE] == OBJECTIVE_POINTS and weights[M_OUTPUTS] > 1:
+        equity = points
+    else:
+        equity = 2.0 * p - 1.0
+    if not again:  # the values are the opponent's, on roll
+        p, points, equity = 1.0 - p, -points, -equity
+    value[V_SCORE] = equity
+    value[V_EQUITY] = equity
+    value[V_WIN] = p
+    value[V_POINTS] = points
+
+
+@njit(cache=True)
+def values_of(boards, rules, kind, weights, again, ply0, sc, values):
+    """Ply 0 (``ply0``) or ply 1 of every row of ``boards``, the positions after one segment's plays."""
+    for i in range(boards.shape[0]):
+        if ply0:
+            static_value(boards[i], kind, weights, sc, values[i])
+        else:
+            position_value(boards[i], rules, kind, weights, again, sc, values[i])
+
+
+@njit(cache=True)
+def _roll_value(board, rules, seq, a, b, bonus_next, kind, width, choice_width, weights, choices, ws, uniform, out,
+                sc, work, outcomes, steps, value):
+    """The ply-1 value, to the side on roll in ``board``, after its play of roll ``(a, b)`` (``turn.play_roll``).
+
+    ``bonus_next``: a 1-2's segment is already played on ``board`` and what
+    comes next is the double it earned (``turn.play_bonus``: chosen, or the
+    mean over the six when rolled); ``(a, b)`` is then not played.
+    """
+    work[:] = board
+    if bonus_next:  # the 1-2's segment played: only its double is left, as play_roll plays it
+        ws, uniform, count, _, _ = play_bonus(work, rules, seq, kind, width, choice_width, weights, choices, choices,
+                                              ws, uniform, out, sc, True, outcomes, steps)
+    else:
+        ws, uniform, count, _, _ = play_roll(work, rules, seq, a, b, kind, width, choice_width, weights, choices,
+                                             choices, ws, uniform, out, sc, True, outcomes, steps)
+    if count == 1:
+        position_value(work, rules, kind, weights, steps[0] == ROLL_AGAIN, sc, value)
+        return ws, uniform
+    acc = np.zeros(N_VALUES)
+    for d in range(count):
+        position_value(outcomes[d], rules, kind, weights, steps[d] == ROLL_AGAIN, sc, value)
+        for k in range(N_VALUES):
+            acc[k] += value[k] / 6.0
+    value[:] = acc
+    return ws, uniform
+
+
+@njit(cache=True)
+def roll_values(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, values):
+    """The ply-1 value, to the side on roll in ``board`` (its view), after each of the 21 rolls, into ``values``.
+
+    Row ``r`` is roll ``(ROLL_A[r], ROLL_B[r])`` of ``kernels.turn``, played
+    by the strategy's own search as the game loop plays it, the double a 1-2
+    earns included.  Returns the memory, which may have grown.
+    """
+    seq = roll_sequence(rules)
+    work = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
+    outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
+    steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
+    for r in range(N_ROLLS):
+        ws, uniform = _roll_value(board, rules, seq, ROLL_A[r], ROLL_B[r], False, kind, width, choice_width, weights,
+                                  choices, ws, uniform, out, sc, work, outcomes, steps, values[r])
+    return ws, uniform
+
+
+@njit(cache=True)
+def roll_average(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, value):
+    """The mean over the 36 rolls of ``roll_values``: the side on roll's value one roll deeper."""
+    values = np.zeros((N_ROLLS, N_VALUES))
+    ws, uniform = roll_values(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc,
+                              values)
+    for k in range(N_VALUES):
+        total = 0.0
+        for r in range(N_ROLLS):
+            total += ROLL_WEIGHT[r] * values[r, k]
+        value[k] = total / 36.0  # in 36ths, so that equal values average to exactly that value
+    value[V_SCORE] = value[V_EQUITY]
+    return ws, uniform
+
+
+@njit(cache=True)
+def deeper_value(board, rules, kind, width, choice_width, weights, again, bonus_next, choices, ws, uniform, out, sc,
+                 value):
+    """Ply 2 of the position ``board`` after a play, for its mover.
+
+    ``again``: the mover rolls next; ``bonus_next``: what comes next is the
+    double its 1-2 earned, not a roll.  Returns the memory.
+    """
+    if board[OFF] == N_CHECKERS:
+        position_value(board, rules, kind, weights, again, sc, value)
+        value[V_SCORE] = value[V_EQUITY]
+        return ws, uniform
+    if bonus_next:
+        work = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
+        outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
+        steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
+        ws, uniform = _roll_value(board, rules, roll_sequence(rules), 1, 2, True, kind, width, choice_width, weights,
+                                  choices, ws, uniform, out, sc, work, outcomes, steps, value)
+        value[V_SCORE] = value[V_EQUITY]
+        return ws, uniform
+    if again:
+        return roll_average(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, value)
+    other = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
+    flip(board, other)
+    ws, uniform = roll_average(other, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, value)
+    value[V_EQUITY] = -value[V_EQUITY]
+    value[V_WIN] = 1.0 - value[V_WIN]
+    value[V_POINTS] = -value[V_POINTS]
+    value[V_SCORE] = value[V_EQUITY]
+    return ws, uniform

@@ -1,1 +1,0 @@
-"""Charts: they take the tables of ``acesim.analysis`` and return matplotlib figures (docs/architecture.md)."""

@@ -1,0 +1,511 @@
+"""The learned player: TD(lambda) self-play training and evaluation.
+
+Model files (reading, checking, writing) are ``acesim.engine.model_files``; its
+names are re-exported here for callers that know them from this module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from acesim.common.errors import AcesimError
+from acesim.common.limits import TRAIN_WIDTH
+from acesim.common.stats import Z95, wilson
+from acesim.common.tasks import LocalProcesses, check_workers, interruptible, map_tasks
+from acesim.engine import rule_inputs as RI
+from acesim.engine.games import play_records, play_training_games
+from acesim.engine.model_files import (  # noqa: F401 (re-exported: callers know them from here)
+    DEFAULT_WIDTH,
+    MODEL_FORMAT,
+    RULE_READING_FORMAT,
+    LearnedModel,
+    load_model,
+    model_dir,
+    model_path,
+    refuse_other_rules,
+    save_model,
+    save_rule_model,
+    shipped_model,
+    shipped_path,
+)
+from acesim.engine.rules import PRESETS, Ruleset
+from acesim.engine.strategies import learned_strategy, load_strategy
+from acesim.engine.streams import MAX_SEED, check_seed
+from acesim.kernels import game_loop as K, net as N, train as T
+from acesim.kernels.memory import worker_memory
+
+DEFAULT_HIDDEN = (40, 0)
+DEFAULT_LAMBDA = 0.7
+DEFAULT_ALPHA = 0.1
+POINTS_SCALE = RI.POINTS_SCALE
+
+
+def new_model(rules: Ruleset, hidden: tuple[int, int], seed: int, objective: str = "auto") -> np.ndarray:
+    """A fresh network for ``rules``: small uniform weights drawn from ``seed``."""
+    h1, h2 = hidden
+    if not 1 <= h1 <= N.MAX_HIDDEN or not 0 <= h2 <= N.MAX_HIDDEN:
+        raise AcesimError(f"hidden layer sizes must be 1..{N.MAX_HIDDEN} (second may be 0), got {h1}, {h2}")
+    scale = RI.points_scale(rules)
+    points = RI.scores_points(rules)
+    outputs = 2 if points else 1
+    if objective not in ("auto", "wins", "points"):
+        raise AcesimError(f"the objective must be auto, wins or points, got {objective!r}")
+    if objective == "points" and not points:
+        raise AcesimError(f"rules {rules.name!r} score every game 1 point: use the objective 'wins'")
+    play_points = points if objective == "auto" else objective == "points"
+    header = np.zeros(N.HEADER)
+    header[N.M_TAG] = N.NET_TAG
+    header[N.M_INPUTS] = N.N_NET_INPUTS
+    header[N.M_HIDDEN1] = h1
+    header[N.M_HIDDEN2] = h2
+    header[N.M_OUTPUTS] = outputs
+    header[N.M_POINTS_SCALE] = scale
+    header[N.M_ENCODING] = N.ENCODING_VERSION
+    header[N.M_OBJECTIVE] = N.OBJECTIVE_POINTS if play_points else N.OBJECTIVE_WINS
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2**32 - 1,)))
+    weights = rng.uniform(-0.1, 0.1, N.n_parameters(N.N_NET_INPUTS, h1, h2, outputs))
+    return np.concatenate([header, weights])
+
+
+# --- training ---------------------------------------------------------------------
+
+
+@dataclass
+class TrainingReport:
+    """What a training run did, written into the model's ``meta``."""
+
+    games: int = 0
+    states: int = 0
+    unfinished: int = 0
+    too_long: int = 0
+    seconds: float = 0.0
+    evaluations: list[dict] = field(default_factory=list)
+
+
+def parse_hidden(text: str) -> tuple[int, int]:
+    """``--hidden``: one layer size, or two comma-separated (the second 0 when absent)."""
+    try:
+        sizes = [int(x) for x in text.split(",")]
+    except ValueError:
+        sizes = []
+    if len(sizes) not in (1, 2):
+        raise AcesimError(f"--hidden takes one or two sizes, like 80 or 64,32; got {text!r}")
+    return sizes[0], sizes[1] if len(sizes) == 2 else 0
+
+
+def training_metadata(command: str, report: TrainingReport, workers: int, seed: int, lam: float, alpha: float,
+                      hidden: tuple[int, int], width: int, objective: str) -> dict:
+    """The ``meta`` a trained model is saved with: the command and settings that reproduce it, and its results."""
+    return {
+        "command": command,
+        "training": {"games": report.games, "workers": workers, "seed": seed, "lambda": lam, "alpha": alpha,
+                     "hidden": list(hidden), "width": width, "objective": objective,
+                     "states": report.states, "unfinished": report.unfinished,
+                     "too_long": report.too_long, "seconds": round(report.seconds, 1)},
+        "evaluations": report.evaluations,
+    }
+
+
+def _evaluation_half(array, rules, opponent, half, seed, width, seat) -> np.ndarray:
+    """The records of one seat order of an evaluation: the network in seat ``seat``."""
+    me = learned_strategy(array, rules, "learned", width)
+    other = load_strategy(opponent)
+    a, b = (me, other) if seat == 0 else (other, me)
+    return play_records(rules, a, b, seed, 0, half)
+
+
+def evaluate(array: np.ndarray, rules: Ruleset, opponent: str, games: int, seed: int,
+             width: int = TRAIN_WIDTH, backend: LocalProcesses | None = None) -> dict:
+    """Win rate and points per game of the network against ``opponent`` over ``games`` games.
+
+    Half the games in each seat, on the same dice streams: the two games of a
+    stream form a pair, and the interval of the points per game is that of
+    the pairs' means (the pairing removes most of the dice's variance).
+    """
+    half = max(games // 2, 1)
+    tasks = [(array, rules, opponent, half, seed, width, seat) for seat in (0, 1)]
+    first, second = map_tasks(_evaluation_half, tasks, backend)
+    done = (first[:, K.UNFINISHED] == 0) & (second[:, K.UNFINISHED] == 0)
+    wins = int((first[done, K.WINNER] == 0).sum() + (second[done, K.WINNER] == 1).sum())
+    n = int(2 * done.sum())
+    points_a = np.where(first[:, K.WINNER] == 0, first[:, K.POINTS], -first[:, K.POINTS])
+    points_b = np.where(second[:, K.WINNER] == 1, second[:, K.POINTS], -second[:, K.POINTS])
+    pair = ((points_a + points_b) / 2.0)[done]
+    low, high = wilson(wins, n)
+    mean = float(pair.mean()) if len(pair) else float("nan")
+    half_width = Z95 * float(pair.std(ddof=1)) / np.sqrt(len(pair)) if len(pair) > 1 else float("nan")
+    return {
+        "opponent": opponent,
+        "games": n,
+        "wins": wins,
+        "win_rate": wins / n if n else float("nan"),
+        "win_rate_ci95": [low, high],
+        "points_per_game": mean,
+        "points_per_game_ci95": [mean - half_width, mean + half_width],
+        "seed": seed,
+    }
+
+
+# The spawn key of the evaluations' root seed, apart from the games' blocks
+# (0, 1, ...) and the initial weights (2**32 - 1).
+EVALUATION_KEY = 2**32 - 2
+
+
+def evaluation_seed(seed: int) -> int:
+    """The root seed of a training run's evaluations, derived from ``seed`` by ``SeedSequence``."""
+    state = np.random.SeedSequence(seed, spawn_key=(EVALUATION_KEY,)).generate_state(1, np.uint64)
+    return int(state[0]) & MAX_SEED
+
+
+TRAIN_BATCH = 16  # games played with the same weights before their updates are applied
+def _pieces(first: int, n: int, parts: int) -> list[tuple[int, int]]:
+    """``n`` games from ``first`` in up to ``parts`` contiguous pieces."""
+    size = -(-n // parts)
+    return [(a, min(size, first + n - a)) for a in range(first, first + n, size)]
+
+
+def train(
+    rules: Ruleset,
+    games: int,
+    seed: int,
+    hidden: tuple[int, int] = DEFAULT_HIDDEN,
+    lam: float = DEFAULT_LAMBDA,
+    alpha: float = DEFAULT_ALPHA,
+    width: int = TRAIN_WIDTH,
+    eval_every: int = 0,
+    eval_games: int = 1000,
+    objective: str = "auto",
+    progress: Callable[[int, dict | None], None] | None = None,
+    start: np.ndarray | None = None,
+    workers: int = 1,
+) -> tuple[np.ndarray, TrainingReport]:
+    """Train a network for ``rules`` by ``games`` games of TD(lambda) self-play (``kernels.train``).
+
+    Games are played in batches of ``TRAIN_BATCH`` with the weights frozen at
+    the batch's start (spread over ``workers`` processes), then each game's
+    updates are applied in game order.  So the model depends on the seed and
+    the settings, never on the number of workers or the evaluations: game
+    ``g`` plays the dice of game ``g`` of seed ``seed``.  After the batch that
+    completes each ``eval_every`` games (0 = never), and after the last, the
+    network plays ``eval_games`` against ``expert``, half in each seat.
+    ``progress(games done, evaluation or None)`` is called after each batch.
+    """
+    if games <= 0:
+        raise AcesimError(f"the number of training games must be positive, got {games}")
+    if rules.has_cube:
+        # a model learns checker play, which the cube does not change; it plays under any cube setting
+        raise AcesimError(
+            f"training is cubeless and rules {rules.name!r} have cube={rules.cube}: train without the cube "
+            "(the model then plays under cube=money too)"
+        )
+    if not 0 <= lam <= 1:
+        raise AcesimError(f"lambda must be between 0 and 1, got {lam}")
+    if not 0 < alpha <= 10:
+        raise AcesimError(f"the step size must be in (0, 10], got {alpha}")
+    if not 1 <= width <= 256:
+        raise AcesimError(f"the beam width must be 1..256, got {width}")
+    check_workers(workers)
+    check_seed(seed)
+    array = new_model(rules, hidden, seed, objective) if start is None else start.copy()
+    sc = worker_memory(width).search
+    rules_array = rules.to_array()
+    totals = np.zeros(5, dtype=np.int64)
+    report = TrainingReport()
+    eval_seed = evaluation_seed(seed)
+    began = time.perf_counter()
+    # SIGTERM stops training as Ctrl-C does: the workers are killed, no model is written
+    with interruptible(), LocalProcesses(workers) as backend:
+        done = 0
+        while done < games:
+            n = min(TRAIN_BATCH, games - done)  # batches never depend on the evaluations
+            tasks = [(array, rules, seed, a, m, width) for a, m in _pieces(done, n, workers)]
+            for traces, lengths, records in map_tasks(play_training_games, tasks, backend):
+                T.td_updates(array, rules_array, traces, lengths, records, lam, alpha, sc, totals)
+            before, done = done, done + n
+            evaluation = None
+            if eval_every and (done // eval_every > before // eval_every or done == games):
+                evaluation = evaluate(array, rules, "expert", eval_games, eval_seed, width, backend)
+                evaluation["after_games"] = done
+                report.evaluations.append(evaluation)
+            if progress is not None:
+                progress(done, evaluation)
+    report.games = int(totals[0])
+    report.states = int(totals[1])
+    report.unfinished = int(totals[2])
+    report.too_long = int(totals[3])
+    report.seconds = time.perf_counter() - began
+    return array, report
+
+
+# --- one network that reads the rules --------------------------------------------------------
+
+
+def new_rule_model(hidden: tuple[int, int], seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A fresh rule-reading network (``acesim.engine.rule_inputs``): the network and its knob weights.
+
+    The network always has the two outputs (win probability and normalized
+    points); its header's points scale is 0 until ``rule_inputs.fold`` sets
+    it for a rule set.  Its weights are drawn as ``new_model``'s from ``seed``.
+    """
+    h1, h2 = hidden
+    if not 1 <= h1 <= N.MAX_HIDDEN or not 0 <= h2 <= N.MAX_HIDDEN:
+        raise AcesimError(f"hidden layer sizes must be 1..{N.MAX_HIDDEN} (second may be 0), got {h1}, {h2}")
+    header = np.zeros(N.HEADER)
+    header[N.M_TAG] = N.NET_TAG
+    header[N.M_INPUTS] = N.N_NET_INPUTS
+    header[N.M_HIDDEN1] = h1
+    header[N.M_HIDDEN2] = h2
+    header[N.M_OUTPUTS] = 2
+    header[N.M_ENCODING] = N.ENCODING_VERSION
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2**32 - 1,)))
+    weights = rng.uniform(-0.1, 0.1, N.n_parameters(N.N_NET_INPUTS, h1, h2, 2))
+    return np.concatenate([header, weights]), RI.new_knob_weights(h1, seed)
+
+
+def _rules_json(rules: Ruleset) -> dict:
+    return {"name": rules.name, **rules.checker_knobs()}
+
+
+def _rules_from_json(doc: dict) -> Ruleset:
+    knobs = {k: v for k, v in doc.items() if k != "name"}
+    return Ruleset(**knobs, name=doc["name"])
+
+
+@dataclass(frozen=True)
+class ReadingSettings:
+    """What a rule-reading training run plays: everything its result depends on, and its cadences.
+
+    ``anchors`` are played with probability ``1 - random_share`` (uniformly
+    among them), random mixes of every checker knob otherwise
+    (``rule_inputs.batch_rules``).  Every ``eval_every`` games the network
+    plays ``eval_games`` against ``expert`` under each preset and
+    ``eval_mixes`` fixed random mixes; every ``checkpoint_every`` games the
+    run is written to its checkpoint.  Neither changes the network.
+    """
+
+    anchors: tuple[Ruleset, ...]
+    random_share: float
+    games: int
+    seed: int
+    hidden: tuple[int, int] = DEFAULT_HIDDEN
+    lam: float = DEFAULT_LAMBDA
+    alpha: float = DEFAULT_ALPHA
+    width: int = TRAIN_WIDTH
+    eval_every: int = 0
+    eval_games: int = 1000
+    eval_mixes: int = 2
+    checkpoint_every: int = 0
+    alpha_halving: int = 0  # the step size halves every this many games (0: constant)
+    start: str = ""  # a rule-reading model whose weights the run starts from ("" : drawn from the seed)
+    start_sha256: str = ""  # that model's digest, so the run can be reproduced from the same file
+
+    def step_size(self, done: int) -> float:
+        """The step size of the batch that starts after ``done`` games."""
+        return self.alpha * 0.5 ** (done // self.alpha_halving) if self.alpha_halving else self.alpha
+
+    def check(self) -> None:
+        """Every setting in range, in one line each."""
+        if self.games <= 0:
+            raise AcesimError(f"the number of training games must be positive, got {self.games}")
+        if not 0 <= self.random_share <= 1:
+            raise AcesimError(f"the random share must be between 0 and 1, got {self.random_share}")
+        if not self.anchors and self.random_share < 1:
+            raise AcesimError("a rule-reading run without anchor rule sets needs --random-share 1")
+        for rules in self.anchors:
+            if rules.has_cube:
+                raise AcesimError(f"training is cubeless and rules {rules.name!r} have cube={rules.cube}: "
+                                  "train without the cube (the model then plays under cube=money too)")
+        if not 0 <= self.lam <= 1:
+            raise AcesimError(f"lambda must be between 0 and 1, got {self.lam}")
+        if not 0 < self.alpha <= 10:
+            raise AcesimError(f"the step size must be in (0, 10], got {self.alpha}")
+        if not 1 <= self.width <= 256:
+            raise AcesimError(f"the beam width must be 1..256, got {self.width}")
+        if self.eval_every < 0 or self.eval_games <= 0 or not 0 <= self.eval_mixes <= 16:
+            raise AcesimError("--eval-every must be 0 or more, --eval-games positive and --eval-mixes 0..16")
+        if self.checkpoint_every < 0:
+            raise AcesimError(f"--checkpoint-every must be 0 or more, got {self.checkpoint_every}")
+        if self.alpha_halving < 0 or self.alpha_halving % TRAIN_BATCH:
+            raise AcesimError(f"--alpha-halving must be 0 or a multiple of {TRAIN_BATCH} games, got {self.alpha_halving}")
+        check_seed(self.seed)
+        new_rule_model(self.hidden, self.seed)  # checks the layer sizes
+
+    def to_json(self) -> dict:
+        return {"anchors": [_rules_json(r) for r in self.anchors], "random_share": self.random_share,
+                "games": self.games, "seed": self.seed, "hidden": list(self.hidden), "lambda": self.lam,
+                "alpha": self.alpha, "width": self.width, "eval_every": self.eval_every,
+                "eval_games": self.eval_games, "eval_mixes": self.eval_mixes,
+                "checkpoint_every": self.checkpoint_every, "alpha_halving": self.alpha_halving,
+                "start": self.start, "start_sha256": self.start_sha256}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> ReadingSettings:
+        return cls(tuple(_rules_from_json(r) for r in doc["anchors"]), float(doc["random_share"]),
+                   int(doc["games"]), int(doc["seed"]), (int(doc["hidden"][0]), int(doc["hidden"][1])),
+                   float(doc["lambda"]), float(doc["alpha"]), int(doc["width"]), int(doc["eval_every"]),
+                   int(doc["eval_games"]), int(doc["eval_mixes"]), int(doc["checkpoint_every"]),
+                   int(doc.get("alpha_halving", 0)), str(doc.get("start", "")), str(doc.get("start_sha256", "")))
+
+
+@dataclass
+class ReadingRun:
+    """A rule-reading training run: its settings, its network so far, and what it has done."""
+
+    settings: ReadingSettings
+    array: np.ndarray
+    knob_weights: np.ndarray
+    command: str = ""
+    done: int = 0
+    totals: np.ndarray = field(default_factory=lambda: np.zeros(5, dtype=np.int64))
+    seconds: float = 0.0
+    evaluations: list[dict] = field(default_factory=list)
+
+    def meta(self, workers: int) -> dict:
+        """The ``meta`` of its model file: the training's story, and the state ``resume_reading`` reads."""
+        s = self.settings
+        return {
+            "command": self.command,
+            "training": {"games": int(self.totals[0]), "workers": workers, "seed": s.seed, "lambda": s.lam,
+                         "alpha": s.alpha, "alpha_halving": s.alpha_halving, "hidden": list(s.hidden), "width": s.width, "objective": "auto",
+                         "anchors": [r.name for r in s.anchors], "random_share": s.random_share,
+                         **({"start": s.start, "start_sha256": s.start_sha256} if s.start else {}),
+                         "states": int(self.totals[1]), "unfinished": int(self.totals[2]),
+                         "too_long": int(self.totals[3]), "seconds": round(self.seconds, 1)},
+            "evaluations": self.evaluations,
+            "training_state": {"settings": s.to_json(), "games_done": self.done,
+                               "totals": [int(t) for t in self.totals], "seconds": self.seconds},
+        }
+
+    def save(self, path, workers: int) -> None:
+        save_rule_model(path, self.array, self.knob_weights, self.meta(workers))
+
+
+def hidden_sizes(model) -> tuple[int, int] | None:
+    """The hidden layer sizes of a rule-reading model; None for any other model."""
+    return (int(model.array[N.M_HIDDEN1]), int(model.array[N.M_HIDDEN2])) if model.reads_rules else None
+
+
+def start_reading(settings: ReadingSettings, command: str = "") -> ReadingRun:
+    """A new run of ``settings``, its network drawn from the seed, or copied from ``settings.start``."""
+    settings.check()
+    if not settings.start:
+        array, knob_weights = new_rule_model(settings.hidden, settings.seed)
+        return ReadingRun(settings, array, knob_weights, command)
+    model = load_model(settings.start)
+    if not model.reads_rules:
+        raise AcesimError(f"{settings.start} is not a network that reads the rules: a run can start only from one")
+    if model.untrained_units:
+        raise AcesimError(f"{settings.start} has no inputs for the knob values {', '.join(model.untrained_units)}")
+    sizes = hidden_sizes(model)
+    if sizes != settings.hidden:
+        raise AcesimError(f"{settings.start} has hidden layers {sizes[0]},{sizes[1]}; the run asks for "
+                          f"{settings.hidden[0]},{settings.hidden[1]}")
+    if settings.start_sha256 and settings.start_sha256 != model.sha256:
+        raise AcesimError(f"{settings.start} is not the model this run started from (its sha256 differs)")
+    settings = dataclasses.replace(settings, start_sha256=model.sha256)
+    return ReadingRun(settings, model.array.copy(), model.knob_weights.copy(), command)
+
+
+def resume_reading(path, games: int | None = None) -> ReadingRun:
+    """The run a checkpoint (or a finished rule-reading model) holds, to continue to ``games`` (default:
+    its own target).  Continued, it gives what the uninterrupted run would have."""
+    model = load_model(path)
+    state = model.meta.get("training_state")
+    if not model.reads_rules or not isinstance(state, dict):
+        raise AcesimError(f"{path} is not a checkpoint of a rule-reading training run")
+    if model.untrained_units:
+        raise AcesimError(f"{path} has no inputs for the knob values {', '.join(model.untrained_units)}: "
+                          "start a new run")
+    try:
+        settings = ReadingSettings.from_json(state["settings"])
+        done = int(state["games_done"])
+        totals = np.array(state["totals"], dtype=np.int64)
+        seconds = float(state["seconds"])
+    except (KeyError, TypeError, ValueError, IndexError, AcesimError) as error:
+        raise AcesimError(f"{path} has a damaged training state ({type(error).__name__})") from None
+    if games is not None:
+        if done % TRAIN_BATCH and games != done:
+            raise AcesimError(f"{path} ended on a partial batch ({done:,} games): it cannot be continued")
+        if games < done:
+            raise AcesimError(f"{path} has played {done:,} games already; --games {games:,} is fewer")
+        settings = dataclasses.replace(settings, games=games)
+    settings.check()
+    return ReadingRun(settings, model.array.copy(), model.knob_weights.copy(), str(model.meta.get("command", "")),
+                      done, totals, seconds, list(model.meta.get("evaluations", [])))
+
+
+EVALUATION_MIX_KEY = 2**32 - 5  # the spawn key of the random mixes a run is evaluated under
+
+
+def evaluation_rules(settings: ReadingSettings) -> list[Ruleset]:
+    """The rule sets a rule-reading run is evaluated under: every preset, then ``eval_mixes`` random mixes."""
+    mixes = [RI.random_rules(np.random.default_rng(np.random.SeedSequence(
+        settings.seed, spawn_key=(EVALUATION_MIX_KEY, i))), f"mix{i + 1}") for i in range(settings.eval_mixes)]
+    return [*PRESETS.values(), *mixes]
+
+
+def evaluate_reading(array: np.ndarray, knob_weights: np.ndarray, settings: ReadingSettings, done: int,
+                     backend=None) -> list[dict]:
+    """The network against ``expert`` under each of ``evaluation_rules``, folded for each (``evaluate``)."""
+    results = []
+    for rules in evaluation_rules(settings):
+        result = evaluate(RI.fold(array, knob_weights, rules), rules, "expert", settings.eval_games,
+                          evaluation_seed(settings.seed), settings.width, backend)
+        result["rules"] = rules.name
+        if rules.name not in PRESETS:
+            result["knobs"] = rules.checker_knobs()
+        result["after_games"] = done
+        results.append(result)
+    return results
+
+
+def train_reading(run: ReadingRun, checkpoint=None, workers: int = 1,
+                  progress: Callable[[int, list[dict] | None], None] | None = None) -> ReadingRun:
+    """Train a rule-reading network by TD(lambda) self-play until ``run.settings.games``, in place.
+
+    Each batch of ``TRAIN_BATCH`` games is played under one rule set,
+    ``rule_inputs.batch_rules(seed, batch index, ...)``: the network is folded
+    for it (``rule_inputs.fold``), plays and learns as a network of that rule
+    set (``td_updates``, exactly as ``train``), and is unfolded
+    (``rule_inputs.unfold``): SGD on the unfolded parameters, with the knob
+    weights' updates summed over the batch and applied at its end.  Game
+    ``g`` plays the dice of game ``g`` of the seed, so the result depends on
+    the settings alone, never on the workers, the evaluations, the
+    checkpoints, or where a run was resumed.  After the batch that completes
+    each ``checkpoint_every`` games, and at the end, the run is written to
+    ``checkpoint`` (``ReadingRun.save``, atomically).
+    ``progress(games done, evaluations or None)`` follows each batch.
+    """
+    s = run.settings
+    check_workers(workers)
+    sc = worker_memory(s.width).search
+    began = time.perf_counter() - run.seconds
+    with interruptible(), LocalProcesses(workers) as backend:
+        while run.done < s.games:
+            n = min(TRAIN_BATCH, s.games - run.done)
+            rules = RI.batch_rules(s.seed, run.done // TRAIN_BATCH, list(s.anchors), s.random_share)
+            before = RI.fold(run.array, run.knob_weights, rules)
+            folded = before.copy()
+            tasks = [(folded, rules, s.seed, a, m, s.width) for a, m in _pieces(run.done, n, workers)]
+            alpha = s.step_size(run.done)
+            for traces, lengths, records in map_tasks(play_training_games, tasks, backend):
+                T.td_updates(folded, rules.to_array(), traces, lengths, records, s.lam, alpha, sc, run.totals)
+            RI.unfold(run.array, run.knob_weights, before, folded, rules)
+            previous, run.done = run.done, run.done + n
+            run.seconds = time.perf_counter() - began
+            evaluations = None
+            if s.eval_every and (run.done // s.eval_every > previous // s.eval_every or run.done == s.games):
+                evaluations = evaluate_reading(run.array, run.knob_weights, s, run.done, backend)
+                run.evaluations.extend(evaluations)
+                run.seconds = time.perf_counter() - began
+            every = s.checkpoint_every
+            if checkpoint is not None and (run.done == s.games or (every and run.done // every > previous // every)):
+                run.save(checkpoint, workers)
+            if progress is not None:
+                progress(run.done, evaluations)
+    return run
