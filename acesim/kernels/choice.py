@@ -73,8 +73,7 @@ from acesim.kernels.net import WIN_EQUITY, equity_of, new_net_scratch, ranker_of
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.rng import below
 from acesim.kernels.sequence import after_segment, bonus_lost, roll_sequence, still_on_roll
-from acesim.kernels.uniform import FULL as UNIFORM_FULL
-from acesim.kernels.uniform import grown_uniform_scratch, uniform_play
+from acesim.kernels.uniform import FULL as UNIFORM_FULL, grown_uniform_scratch, uniform_play
 
 RANDOM = 0
 LINEAR = 1
@@ -354,12 +353,18 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
 
 
 @njit(cache=True, _nrt=False)
-def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent, parent_sum, child, moves, result):
-    """The best play of a doubles segment by beam search; see the module docstring.
+def _beam(board, rules, segment, n, width, weights, keep_last, boards, scores, sums, parent, parent_sum, child,
+          moves, result):
+    """The best plays of a doubles segment by beam search over its dice; see the module docstring.
 
-    Returns ``(used, score, found)``; ``found`` is False when the beam stopped
-    short after pruning, and the segment must be searched exhaustively instead.
-    Like ``_two_dice`` it takes only the arrays it uses.
+    Returns ``(used, kept, level, score, found)``.  With ``keep_last`` the
+    last die's plays are kept too, as candidates: the ``kept`` best distinct
+    plays are rows ``0..kept-1`` of beam ``level``, best first.  Without it
+    only the best play is wanted: on the last die no list is kept (the first
+    of the best score is the list's first row) and the play goes into
+    ``result``.  ``found`` is False when the beam stopped short after
+    pruning, and the segment must be searched exhaustively instead.  Like
+    ``_two_dice`` it takes only the arrays it uses.
     """
     open_bits = open_mask(board)
     blot_bits = blot_mask(board)
@@ -378,21 +383,19 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
         die = segment[k]
         nxt = 1 - cur
         n_next = 0
-        # On the last die only the best child matters (the first of the best
-        # score, as the list's first row would be), so no list is kept.
-        last = k == n - 1
+        only_best = k == n - 1 and not keep_last
         best, best_b, best_src, best_dst = -np.inf, -1, 0, 0
         for b in range(kept):
             if boards[cur, b, OFF] == N_CHECKERS:
-                continue
-            _copy_board(parent, boards[cur, b])
-            here = summary_of(sums[cur, b])
+                continue  # the game ended here; a deeper play, if any, is the legal one
+            _take_row(boards, sums, cur, b, parent, parent_sum)
+            here = summary_of(parent_sum)
             m = legal_moves(parent, die, rule_bits, open_bits, blot_bits, here[S_MINE], moves)
             for i in range(m):
                 src, dst = moves[i, 0], moves[i, 1]
                 child_summary = moved_summary(here, parent, src, dst)
                 s = tuple_score(child_summary, weights)
-                if last:
+                if only_best:
                     if best_b < 0 or s > best:
                         best, best_b, best_src, best_dst = s, b, src, dst
                     continue
@@ -411,17 +414,18 @@ def _beam(board, rules, segment, n, width, weights, boards, scores, sums, parent
             for i in range(BOARD_SIZE):
                 result[i] = boards[cur, best_b, i]
             apply_move(result, best_src, best_dst)
-            return n, best, True
+            return n, 1, cur, best, True
         if n_next == 0:
             break
         used = k + 1
         cur = nxt
         kept = n_next
     if used < n and pruned:
-        return used, scores[cur, 0], False
-    for i in range(BOARD_SIZE):
-        result[i] = boards[cur, 0, i]
-    return used, scores[cur, 0], True
+        return used, kept, cur, scores[cur, 0], False
+    if not keep_last:
+        for i in range(BOARD_SIZE):
+            result[i] = boards[cur, 0, i]
+    return used, kept, cur, scores[cur, 0], True
 
 
 @njit(cache=True, inline="always")
@@ -453,60 +457,12 @@ def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     return ws, used, best_score
 
 
-@njit(cache=True, _nrt=False)
-def _ranked_plays(board, rules, segment, n, width, ranker, boards, scores, sums, parent, parent_sum, child,
-                  child_sum, moves):
-    """The ``width`` best distinct plays of a doubles segment by the heuristic ``ranker``, by beam search.
-
-    The beam of ``_beam`` over the dice, every level kept (the last too, as
-    candidates).  Returns ``(kept, level, used, found)``: the plays are rows
-    ``0..kept-1`` of beam ``level``; ``found`` is False when the beam stopped
-    short after pruning and the segment must be searched exhaustively.
-    """
-    open_bits = open_mask(board)
-    blot_bits = blot_mask(board)
-    rule_bits = move_rules(rules, segment[0], segment[0])  # a doubles segment
-    summarize(board, parent_sum)
-    for i in range(BOARD_SIZE):
-        boards[0, 0, i] = board[i]
-    for i in range(SUMMARY_SIZE):
-        sums[0, 0, i] = parent_sum[i]
-    scores[0, 0] = 0.0
-    cur = 0
-    kept = 1
-    used = 0
-    pruned = False
-    for k in range(n):
-        die = segment[k]
-        nxt = 1 - cur
-        n_next = 0
-        for b in range(kept):
-            if boards[cur, b, OFF] == N_CHECKERS:
-                continue  # the game ended here; a deeper play, if any, is the legal one
-            _take_row(boards, sums, cur, b, parent, parent_sum)
-            m = legal_moves(parent, die, rule_bits, open_bits, blot_bits, parent_sum[S_MINE], moves)
-            for i in range(m):
-                src, dst = moves[i, 0], moves[i, 1]
-                update_summary(parent_sum, parent, src, dst, child_sum)
-                _copy_board(child, parent)
-                apply_move(child, src, dst)
-                s = summary_score(child_sum, ranker)
-                n_next, dropped = _keep(child, child_sum, s, boards, scores, sums, nxt, n_next, width)
-                pruned = pruned or dropped
-        if n_next == 0:
-            break
-        used = k + 1
-        cur = nxt
-        kept = n_next
-    return kept, cur, used, not (used < n and pruned)
-
-
 @njit(cache=True)
 def _net_judged(board, rules, segment, n, width, again, ws, out, model, sc, result):
     """A doubles segment: the network judges the ``width`` best plays of the heuristic ranker."""
-    kept, lv, used, found = _ranked_plays(board, rules, segment, n, width, ranker_of(model), sc.beam,
-                                          sc.beam_scores, sc.beam_sums, sc.parent, sc.parent_sum, sc.child,
-                                          sc.child_sum, sc.moves)
+    used, kept, lv, _, found = _beam(board, rules, segment, n, width, ranker_of(model), True, sc.beam,
+                                     sc.beam_scores, sc.beam_sums, sc.parent, sc.parent_sum, sc.child, sc.moves,
+                                     result)
     if not found:
         return _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     if bonus_lost(roll_sequence(rules), n, used):
@@ -578,8 +534,9 @@ def linear_search(board, rules, segment, n, width, weights, node_sums, child, mo
                                 moves_after, pairs, result)
         return used, score, True
     if n > 2 and width > 0:
-        return _beam(board, rules, segment, n, width, weights, beam, beam_scores, beam_sums, parent, parent_sum,
-                     child, moves, result)
+        used, _, _, score, found = _beam(board, rules, segment, n, width, weights, False, beam, beam_scores,
+                                         beam_sums, parent, parent_sum, child, moves, result)
+        return used, score, found
     return 0, 0.0, False
 
 
