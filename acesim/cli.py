@@ -7,10 +7,10 @@ errors (a missing or malformed option) are one line and exit status 2.
 from __future__ import annotations
 
 import errno
-import inspect
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 from collections.abc import Iterator
@@ -27,6 +27,7 @@ from acesim.common.errors import AcesimError
 from acesim.common.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED, MAX_TURN_CAP, TRAIN_WIDTH
 from acesim.common.tasks import check_workers, default_workers
 from acesim.common.terminal import WIDTH, markdown_blocks, markdown_table, rich_tables
+from acesim.runs.options import SIMULATE_DEFAULTS, AnalysisOptions, ExploreOptions, SimulateOptions
 
 # Plain help, not rich's: rich reads "[european]" or "[default: 42]" in a help text as a
 # markup tag and drops it, and every app and sub-app must say so (each decides for its commands).
@@ -71,7 +72,7 @@ def _acesim(
 # Numba or pandas, most of a second, too slow for every run, --version and tab completion.
 STRATEGIES = "{late:strategies}"
 _LATE = re.compile(r"\{late:(\w+)\}")
-ANALYSIS_GAMES = 10_000  # --games of compare, bonus, luck and report
+ANALYSIS_GAMES = AnalysisOptions.games  # --games of compare, bonus, luck and report
 
 
 def _late_help(key: str) -> str:
@@ -307,8 +308,7 @@ def hint(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: the attributes and one object per play.")] = False,
 ) -> None:
     """Rank every legal play of a roll. By a strategy's evaluation; after a 1-2, the six doubles too."""
-    from acesim.analyses.hint import format_hint, hint_json
-    from acesim.analyses.hint import hint as rank_plays
+    from acesim.analyses.hint import format_hint, hint_json, hint as rank_plays
     from acesim.engine.position import parse_position
     from acesim.engine.rules import load_ruleset
 
@@ -479,23 +479,23 @@ def _out_target(out: str | None) -> tuple[Path | None, bool]:
 def simulate(
     rules: Annotated[
         Optional[str],
-        typer.Option("--rules", "-r", help="Preset names or rules files, comma-separated.  [default: european]"),
+        typer.Option("--rules", "-r", help=f"Preset names or rules files, comma-separated.  [default: {SIMULATE_DEFAULTS.rules}]"),
     ] = None,
     rule: RuleOverride = None,
     games: Annotated[
-        Optional[int], typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="Games per rule set.  [default: 10000]")
+        Optional[int], typer.Option("--games", "-n", min=1, max=MAX_GAMES, help=f"Games per rule set.  [default: {SIMULATE_DEFAULTS.games}]")
     ] = None,
     strategy: Annotated[Optional[str], typer.Option(
-        "--strategy", help=f"Seat A's strategy. {STRATEGIES}  [default: expert]")] = None,
+        "--strategy", help=f"Seat A's strategy. {STRATEGIES}  [default: {SIMULATE_DEFAULTS.strategy}]")] = None,
     vs: Annotated[Optional[str], typer.Option(
-        "--vs", help="Seat B's strategy, one of --strategy's.  [default: expert]")] = None,
+        "--vs", help=f"Seat B's strategy, one of --strategy's.  [default: {SIMULATE_DEFAULTS.vs}]")] = None,
     strategies_file: Annotated[
         Optional[Path], typer.Option("--strategies-file", help="Weights file instead of the built-in one.")
     ] = None,
     seed: Annotated[
         Optional[int],
         typer.Option("--seed", min=0, max=MAX_SEED,
-                     help="Root seed; the same seed gives the same records.  [default: 42]"),
+                     help=f"Root seed; the same seed gives the same records.  [default: {SIMULATE_DEFAULTS.seed}]"),
     ] = None,
     workers: WorkersOption = None,
     chunk_size: Annotated[
@@ -505,7 +505,7 @@ def simulate(
     turn_cap: Annotated[
         Optional[int],
         typer.Option("--turn-cap", min=1, max=MAX_TURN_CAP,
-                     help="Turns after which a game ends unfinished.  [default: 10000]"),
+                     help=f"Turns after which a game ends unfinished.  [default: {SIMULATE_DEFAULTS.turn_cap}]"),
     ] = None,
     out: Annotated[
         Optional[str],
@@ -520,32 +520,18 @@ def simulate(
 ) -> None:
     """Play many games and summarise them (records as chunked Parquet under --out)."""
     from acesim.runs import simulate as sim
-    from acesim.engine.strategies import load_strategy
 
     with one_line_errors():
         n_workers = _worker_count(workers)
         _check_scheduler(scheduler)
-        if resume is not None:
-            if out is not None or force:
-                raise AcesimError("--resume continues the run in its own folder; drop --out and --force")
-            target, shared = resume, False
-            plan = sim.resume_plan(resume, n_workers, rules, rule or (), strategy, vs, strategies_file, games, seed,
-                                   chunk_size, turn_cap)
-        else:
-            target, shared = _out_target(out)
-            plan = sim.make_plan(
-                _rule_sets(rules if rules is not None else "european", rule),
-                load_strategy(strategy if strategy is not None else "expert", strategies_file),
-                load_strategy(vs if vs is not None else "expert", strategies_file),
-                games if games is not None else 10_000,
-                seed if seed is not None else 42,
-                chunk_size,
-                n_workers,
-                turn_cap if turn_cap is not None else 10_000,
-                dask=scheduler is not None,
-            )
-            if target is not None:
-                lock = sim.prepare_output(target, force)  # noqa: F841 (held for the run's life)
+        if resume is not None and (out is not None or force):
+            raise AcesimError("--resume continues the run in its own folder; drop --out and --force")
+        options = SimulateOptions(rules, tuple(rule or ()), strategy, vs, strategies_file, games, seed, chunk_size,
+                                  turn_cap)
+        target, shared = (resume, False) if resume is not None else _out_target(out)
+        plan = sim.plan_for(options, n_workers, scheduler is not None, resume)
+        if target is not None and resume is None:
+            lock = sim.prepare_output(target, force)  # noqa: F841 (held for the run's life)
         # the first line at once: the games may take a while
         console.print(f"{plan.strategy_a.spec} (seat A) vs {plan.strategy_b.spec} (seat B), seed {plan.seed}")
         with _progress_bar(plan.games * len(plan.rules), "games", progress) as advance:
@@ -609,9 +595,8 @@ def rollout(
     """Roll out a position or a roll's best plays. Games played on from each, with luck-corrected values."""
     from acesim.analyses.hint import Filter
     from acesim.engine.position import parse_position
-    from acesim.analyses.rollout import Choice, format_rollout, rollout_json
-    from acesim.analyses.rollout import rollout as roll_out
     from acesim.engine.rules import load_ruleset
+    from acesim.runs.rollout import Choice, format_rollout, rollout_json, rollout as roll_out
 
     with one_line_errors():
         ruleset = load_ruleset(rules, rule or ())
@@ -659,8 +644,8 @@ def ladder(
     progress: ProgressOption = True,
 ) -> None:
     """Round-robin of strategies, both seats, win rates with 95% intervals."""
-    from acesim.runs.ladder import ladder as run_ladder, ladder_matrix, ladder_table
     from acesim.engine.strategies import load_strategy, resolve_spec, strategy_names
+    from acesim.runs.ladder import ladder as run_ladder, ladder_matrix, ladder_table
 
     with one_line_errors():
         rule_sets = _rule_sets(rules, rule)
@@ -786,9 +771,7 @@ def train(
         n_workers = _worker_count(workers)
         L.new_model(ruleset, sizes, seed, objective)  # checks sizes and objective before any game
         aio.check_target(out)  # fail now, not after the training, if it cannot be written
-        command = " ".join(["acesim", *sys.argv[1:]]) if sys.argv and "acesim" in sys.argv[0] else (
-            f"acesim train --rules {rules} --games {games} --seed {seed} --hidden {hidden} --lambda {lam} "
-            f"--alpha {alpha} --width {width} --objective {objective} --out {out}")
+        command = _command_line(ctx)
         with _progress_bar(games, "training", progress) as advance:
             last = [0]
 
@@ -821,12 +804,29 @@ def _on_command_line(ctx: typer.Context, name: str) -> bool:
     return getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"
 
 
+def _command_line(ctx: typer.Context) -> str:
+    """The command as the user gave it, rebuilt from its parsed options: every option given on the
+    command line, by its long name, in the command's order (what a model file records as its origin)."""
+    words = ["acesim", ctx.info_name]
+    for param in ctx.command.params:
+        if not _on_command_line(ctx, param.name):
+            continue
+        value = ctx.params[param.name]
+        longs = [o for o in param.opts if o.startswith("--")]
+        if getattr(param, "is_flag", False):
+            words.append(longs[0] if value else (param.secondary_opts or longs)[0])
+            continue
+        for one in value if isinstance(value, (list, tuple)) else [value]:
+            words += [longs[0], str(one)]
+    return shlex.join(words)
+
+
 def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
                    eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume, workers,
                    progress, alpha_halving, start) -> None:
     """``acesim train`` of one network that reads the rules: a new run, or ``--resume`` of one."""
-    from acesim.runs import training as L
     from acesim.engine.rules import PRESETS
+    from acesim.runs import training as L
 
     if out is None:
         raise AcesimError("train needs --out FILE.npz")
@@ -859,9 +859,7 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
             anchors, 0.5 if random_share is None else random_share, games, seed, sizes, lam,
             alpha, width, eval_every or games, eval_games, eval_mixes,
             checkpoint_every if checkpoint is not None else 0, alpha_halving, str(start) if start else "")
-        command = " ".join(["acesim", *sys.argv[1:]]) if sys.argv and "acesim" in sys.argv[0] else (
-            f"acesim train --rules {rules} --random-share {settings.random_share} --games {games} --seed {seed} "
-            f"--hidden {hidden} --lambda {lam} --alpha {alpha} --width {width} --out {out}")
+        command = _command_line(ctx)
         run = L.start_reading(settings, command)
     for path in (out, checkpoint):
         if path is not None:
@@ -898,14 +896,16 @@ SweepOption = Annotated[
     Optional[list[str]],
     typer.Option("--sweep", metavar="KNOB=V1,V2,...", help="Vary one knob over the first rule set of --rules."),
 ]
+
+
 def _analysis_games(parts: tuple[str, ...]):
     """``--games``, its help in the words of the command's parts: luck plays none of these games."""
     def listed(words: list[str]) -> str:
         return f"{', '.join(words[:-1])} and {words[-1]}" if len(words) > 1 else "".join(words)
 
     figures = [f for p, f in (("compare", "comparison"), ("bonus", "bonus-roll")) if p in parts]
-    derived = [f"--{n.replace('_', '-')}" for n, _, _, uses in _ANALYSIS_OPTIONS
-               if n.endswith("_games") and _uses(uses, parts)]
+    derived = ["--equity-games", "--luck-games"] if {"bonus", "luck"} & set(parts) else []
+    derived += ["--ladder-games"] if "luck" in parts else []
     said = f"Games per rule set for the {listed(figures)} figures" if figures else "The size of the run"
     if derived:
         said += f"; {listed(derived)} default from it"
@@ -933,77 +933,27 @@ LadderGames = Annotated[
 ]
 
 
-def _analysis(
-    name: str,
-    parts: tuple[str, ...],
-    rules: str,
-    rules_file: list[Path] | None,
-    rule: list[str] | None,
-    sweep: str | None,
-    games: int,
-    strategy: str,
-    equity_games: int | None,
-    luck_games: int | None,
-    ladder_games: int | None,
-    seed: int,
-    workers: int | None,
-    out: Path | None,
-    force: bool,
-    scheduler: str | None = None,
-    equity: str = "auto",
-    progress: bool = True,
-) -> None:
-    """The shared body of compare, bonus, luck and report: plan, run, print, write."""
+def _analysis(name: str, parts: tuple[str, ...], options: AnalysisOptions, workers: int | None, out: Path | None,
+              force: bool, scheduler: str | None, progress: bool) -> None:
+    """What compare, bonus, luck and report do with their options: plan, run, print, write."""
     from acesim.runs import report as R
 
     with one_line_errors():
-        plan = R.analysis_plan(name, parts, rules, rules_file or (), rule or (), sweep, games, strategy,
-                               equity_games, luck_games, ladder_games, seed, equity, out)
+        plan = R.analysis_plan(name, parts, options, out)
         n_workers = _worker_count(workers)
-        if out is not None:
-            R.check_output(out, force)
         _check_scheduler(scheduler)
-        with aio.output_lock(out):
-            with _progress_bar(plan.games_to_play(), name, progress) as advance:
-                results = R.build(plan, n_workers, advance, scheduler)
-            t = R.tables(plan, results)
-            _print_markdown(R._summary_markdown(plan, results, t))
-            if out is not None:
-                path = R.write(plan, results, out, force)
-                console.print(f"report, figures (PNG) and tables (CSV) in {out}; open {path}")
+        with _progress_bar(plan.games_to_play(), name, progress) as advance:
+            done = R.run(plan, n_workers, out, force, scheduler, advance)
+        _print_markdown(done.summary)
+        if done.page is not None:
+            console.print(f"report, figures (PNG) and tables (CSV) in {out}; open {done.page}")
 
 
-# Every option of compare, bonus, luck and report: (parameter of _analysis, its typer
-# annotation, default, the parts that read it, None for all).  What reads what is
-# report.analysis_plan and ReportPlan.needs: the equity model and the valued rolls serve
-# bonus and luck, the skill ladder luck alone.  A command offers the options of its parts.
-_ANALYSIS_OPTIONS = [
-    ("rules", Annotated[str, typer.Option("--rules", "-r", help="Preset names or rules files, comma-separated.")],
-     "european,american,navy,backgammon", None),
-    ("rules_file", RulesFileOption, None, None),
-    ("rule", RuleOverride, None, None),
-    ("sweep", SweepOption, None, None),
-    ("games", _analysis_games, ANALYSIS_GAMES, None),
-    ("strategy", Annotated[str, typer.Option(
-        "--strategy", help=f"The strategy both sides play. {STRATEGIES}")], "best", None),
-    ("equity_games", EquityGames, None, ("bonus", "luck")),
-    ("luck_games", LuckGames, None, ("bonus", "luck")),
-    ("ladder_games", LadderGames, None, ("luck",)),
-    ("seed", SeedOption, 42, None),
-    ("workers", WorkersOption, None, None),
-    ("out", Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for the report, figures and tables.")],
-     None, None),
-    ("force", Annotated[bool, typer.Option("--force", help="Replace an existing report folder.")], False, None),
-    ("scheduler", SchedulerOption, None, None),
-    ("progress", ProgressOption, True, None),
-    ("equity", Annotated[str, typer.Option(
-        "--equity", help="Equity model V: auto (the better calibrated of the logistic model and the shipped "
-                         "network), logistic, or learned:PATH.")], "auto", ("bonus", "luck")),
-]
-
-
-def _uses(uses: tuple[str, ...] | None, parts: tuple[str, ...]) -> bool:
-    return uses is None or any(p in parts for p in uses)
+def _one_sweep(sweep: list[str] | None) -> str | None:
+    """``--sweep``: typer takes it repeatable only to say that a run sweeps one knob."""
+    if sweep is not None and len(sweep) > 1:
+        raise AcesimError(f"--sweep is given {len(sweep)} times; a run sweeps one knob (knob=v1,v2,...)")
+    return sweep[0] if sweep else None
 
 
 def _print_markdown(lines: list[str]) -> None:
@@ -1018,73 +968,152 @@ def _print_markdown(lines: list[str]) -> None:
                 console.print(table)
 
 
-def _analysis_options(parts: tuple[str, ...], name: str, doc: str, out_required: bool = False):
-    # the options a command lacks keep their defaults, so the plan is the one they always gave
-    defaults = {n: default for n, _, default, _ in _ANALYSIS_OPTIONS}
-
-    def command(**given) -> None:
-        options = {**defaults, **given}
-        sweep = options["sweep"]
-        with one_line_errors():
-            if out_required and options["out"] is None:
-                raise AcesimError("report needs --out FOLDER")
-            if sweep is not None and len(sweep) > 1:
-                raise AcesimError(f"--sweep is given {len(sweep)} times; a run sweeps one knob (knob=v1,v2,...)")
-        _analysis(name, parts, **{**options, "sweep": sweep[0] if sweep else None})
-
-    # typer reads a command's options from its signature
-    command.__signature__ = inspect.Signature([
-        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=default,
-                          annotation=option(parts) if inspect.isfunction(option) else option)
-        for n, option, default, uses in _ANALYSIS_OPTIONS if _uses(uses, parts)
-    ])
-    command.__doc__ = doc
-    app.command(name, cls=LateHelp)(command)
+# The options of compare, bonus, luck and report; each command offers those its parts read
+# (report.ReportPlan.needs: the equity model and the valued rolls serve bonus and luck, the skill
+# ladder luck alone), and takes its defaults from AnalysisOptions.
+AnalysisRules = Annotated[str, typer.Option("--rules", "-r", help="Preset names or rules files, comma-separated.")]
+AnalysisStrategy = Annotated[str, typer.Option("--strategy", help=f"The strategy both sides play. {STRATEGIES}")]
+ReportFolder = Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for the report, figures and tables.")]
+ReplaceReport = Annotated[bool, typer.Option("--force", help="Replace an existing report folder.")]
+EquityModel = Annotated[str, typer.Option(
+    "--equity", help="Equity model V: auto (the better calibrated of the logistic model and the shipped network), "
+                     "logistic, or learned:PATH.")]
+CompareGames = _analysis_games(("compare",))
+BonusGames = _analysis_games(("bonus",))
+LuckGamesPlayed = _analysis_games(("luck",))
+ReportGames = _analysis_games(("compare", "bonus", "luck"))
+_D = AnalysisOptions()
 
 
-_analysis_options(
-    ("compare",), "compare",
-    "Compare rule sets on common dice. First-mover advantage, game length, forfeits, paired differences.",
-)
-_analysis_options(
-    ("bonus",), "bonus",
-    "Value the bonus rolls. Win rate by lead in doubles and 1-2s, a logistic model, the value of each roll.",
-)
-_analysis_options(
-    ("luck",), "luck",
-    "Measure the luck factor: per-roll luck, the skill ladder (Elo) and relative skill.",
-)
-_analysis_options(
-    ("compare", "bonus", "luck"), "report",
-    "Run every analysis into a report. A self-contained HTML and Markdown report, PNG charts and CSV tables.",
-    out_required=True,
-)
+@app.command("compare", cls=LateHelp)
+def compare(
+    rules: AnalysisRules = _D.rules,
+    rules_file: RulesFileOption = None,
+    rule: RuleOverride = None,
+    sweep: SweepOption = None,
+    games: CompareGames = _D.games,
+    strategy: AnalysisStrategy = _D.strategy,
+    seed: SeedOption = _D.seed,
+    workers: WorkersOption = None,
+    out: ReportFolder = None,
+    force: ReplaceReport = False,
+    scheduler: SchedulerOption = None,
+    progress: ProgressOption = True,
+) -> None:
+    """Compare rule sets on common dice. First-mover advantage, game length, forfeits, paired differences."""
+    with one_line_errors():
+        options = AnalysisOptions(rules, tuple(rules_file or ()), tuple(rule or ()), _one_sweep(sweep), games,
+                                  strategy, seed=seed)
+    _analysis("compare", ("compare",), options, workers, out, force, scheduler, progress)
+
+
+@app.command("bonus", cls=LateHelp)
+def bonus(
+    rules: AnalysisRules = _D.rules,
+    rules_file: RulesFileOption = None,
+    rule: RuleOverride = None,
+    sweep: SweepOption = None,
+    games: BonusGames = _D.games,
+    strategy: AnalysisStrategy = _D.strategy,
+    equity_games: EquityGames = _D.equity_games,
+    luck_games: LuckGames = _D.luck_games,
+    seed: SeedOption = _D.seed,
+    workers: WorkersOption = None,
+    out: ReportFolder = None,
+    force: ReplaceReport = False,
+    scheduler: SchedulerOption = None,
+    progress: ProgressOption = True,
+    equity: EquityModel = _D.equity,
+) -> None:
+    """Value the bonus rolls. Win rate by lead in doubles and 1-2s, a logistic model, the value of each roll."""
+    with one_line_errors():
+        options = AnalysisOptions(rules, tuple(rules_file or ()), tuple(rule or ()),
+                                  _one_sweep(sweep), games, strategy, equity_games, luck_games, seed=seed,
+                                  equity=equity)
+    _analysis("bonus", ("bonus",), options, workers, out, force, scheduler, progress)
+
+
+@app.command("luck", cls=LateHelp)
+def luck(
+    rules: AnalysisRules = _D.rules,
+    rules_file: RulesFileOption = None,
+    rule: RuleOverride = None,
+    sweep: SweepOption = None,
+    games: LuckGamesPlayed = _D.games,
+    strategy: AnalysisStrategy = _D.strategy,
+    equity_games: EquityGames = _D.equity_games,
+    luck_games: LuckGames = _D.luck_games,
+    ladder_games: LadderGames = _D.ladder_games,
+    seed: SeedOption = _D.seed,
+    workers: WorkersOption = None,
+    out: ReportFolder = None,
+    force: ReplaceReport = False,
+    scheduler: SchedulerOption = None,
+    progress: ProgressOption = True,
+    equity: EquityModel = _D.equity,
+) -> None:
+    """Measure the luck factor: per-roll luck, the skill ladder (Elo) and relative skill."""
+    with one_line_errors():
+        options = AnalysisOptions(rules, tuple(rules_file or ()), tuple(rule or ()), _one_sweep(sweep), games,
+                                  strategy, equity_games, luck_games, ladder_games, seed, equity)
+    _analysis("luck", ("luck",), options, workers, out, force, scheduler, progress)
+
+
+@app.command("report", cls=LateHelp)
+def report(
+    rules: AnalysisRules = _D.rules,
+    rules_file: RulesFileOption = None,
+    rule: RuleOverride = None,
+    sweep: SweepOption = None,
+    games: ReportGames = _D.games,
+    strategy: AnalysisStrategy = _D.strategy,
+    equity_games: EquityGames = _D.equity_games,
+    luck_games: LuckGames = _D.luck_games,
+    ladder_games: LadderGames = _D.ladder_games,
+    seed: SeedOption = _D.seed,
+    workers: WorkersOption = None,
+    out: ReportFolder = None,
+    force: ReplaceReport = False,
+    scheduler: SchedulerOption = None,
+    progress: ProgressOption = True,
+    equity: EquityModel = _D.equity,
+) -> None:
+    """Run every analysis into a report. A self-contained HTML and Markdown report, PNG charts and CSV tables."""
+    with one_line_errors():
+        if out is None:
+            raise AcesimError("report needs --out FOLDER")
+        options = AnalysisOptions(rules, tuple(rules_file or ()), tuple(rule or ()), _one_sweep(sweep), games,
+                                  strategy, equity_games, luck_games, ladder_games, seed, equity)
+    _analysis("report", ("compare", "bonus", "luck"), options, workers, out, force, scheduler, progress)
 
 
 # --- the house-rule landscape ----------------------------------------------------------------
 
 
+_E = ExploreOptions()
+
+
 @app.command("explore", cls=LateHelp)
 def explore(
     base: Annotated[Optional[str], typer.Option(
-        "--base", help="The base rule set: a preset or a .toml/.json rules file.  [default: european]")] = None,
+        "--base", help=f"The base rule set: a preset or a .toml/.json rules file.  [default: {_E.base}]")] = None,
     rule: RuleOverride = None,
     vary: Annotated[Optional[list[str]], typer.Option(
         "--vary", metavar="KNOB[=V1,V2,...]",
         help="A knob to vary, over all its values or those given (repeatable).  [default: every knob]")] = None,
     design: Annotated[Optional[str], typer.Option(
         "--design", help="auto (the full factorial if it has at most --rule-sets rule sets, else random), "
-                         "full or random.  [default: auto]")] = None,
+                         f"full or random.  [default: {_E.design}]")] = None,
     rule_sets: Annotated[Optional[int], typer.Option(
         "--rule-sets", min=1, help="Rule sets of a random design, the four presets and the base among them.  "
-                                   "[default: 128]")] = None,
+                                   f"[default: {_E.rule_sets}]")] = None,
     max_rule_sets: Annotated[Optional[int], typer.Option(
-        "--max-rule-sets", min=1, help="Refuse a design larger than this.  [default: 1024]")] = None,
+        "--max-rule-sets", min=1, help=f"Refuse a design larger than this.  [default: {_E.max_rule_sets}]")] = None,
     strategy: Annotated[Optional[str], typer.Option(
-        "--strategy", help=f"The one player of every rule set. {STRATEGIES}  [default: best]")] = None,
+        "--strategy", help=f"The one player of every rule set. {STRATEGIES}  [default: {_E.strategy}]")] = None,
     games: Annotated[Optional[int], typer.Option(
         "--games", "-n", min=1, max=MAX_GAMES, help="Self-play games per rule set; the other sizes default "
-                                                     "from it.  [default: 4000]")] = None,
+                                                     f"from it.  [default: {_E.games}]")] = None,
     skill_games: Annotated[Optional[int], typer.Option(
         "--skill-games", min=1, max=MAX_GAMES, help="Games per seat against random.  [default: --games / 8, "
                                                      "at most 1000]")] = None,
@@ -1095,10 +1124,10 @@ def explore(
         "--luck-games", min=1, max=MAX_GAMES, help="Games whose every roll is valued.  [default: --games / 10, "
                                                     "at most 400]")] = None,
     seed: Annotated[Optional[int], typer.Option(
-        "--seed", min=0, max=MAX_SEED, help="Root seed of the design and the dice.  [default: 42]")] = None,
+        "--seed", min=0, max=MAX_SEED, help=f"Root seed of the design and the dice.  [default: {_E.seed}]")] = None,
     turn_cap: Annotated[Optional[int], typer.Option(
         "--turn-cap", min=1, max=MAX_TURN_CAP, help="Turns after which a game ends unfinished.  "
-                                                    "[default: 10000]")] = None,
+                                                    f"[default: {_E.turn_cap}]")] = None,
     out: Annotated[Optional[Path], typer.Option(
         "--out", "-o", help="Folder for the design, the records and the report.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing explore folder.")] = False,
@@ -1141,14 +1170,10 @@ def explore(
             if bar.get("advance"):
                 bar["advance"](n, note)
 
-        plan, path, findings = X.explore(
-            base if base is not None else "european", rule or (), vary or (), design or "auto",
-            rule_sets if rule_sets is not None else X.DEFAULT_RULE_SETS,
-            max_rule_sets if max_rule_sets is not None else X.DEFAULT_MAX_RULE_SETS,
-            strategy if strategy is not None else "best", games if games is not None else 4_000,
-            skill_games, equity_games, luck_games, seed if seed is not None else 42,
-            turn_cap if turn_cap is not None else 10_000, out, force, resume, n_workers, scheduler, design_only,
-            advance, on_plan)
+        asked = {("overrides" if k == "rule" else k): tuple(v) if isinstance(v, list) else v
+                 for k, v in planned.items() if v is not None}
+        plan, path, findings = X.explore(ExploreOptions(**asked), out, force, resume, n_workers, scheduler,
+                                         design_only, advance, on_plan)
     if design_only:
         console.print(f"design written to {path}; acesim explore --resume {path.parent} plays it")
         return

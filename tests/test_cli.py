@@ -12,6 +12,7 @@ Every bad input must give exactly one line on stderr starting
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -932,11 +933,12 @@ def test_analysis_command_offers_only_the_options_it_uses(name):
     assert set(option_helps(help_page([name]))) - {"--help"} == ANALYSIS_OPTIONS[name]
 
 
-# one value per option, none of them the default
+# one value per option, none of them the default: the option, its text, where it lands (a field of
+# AnalysisOptions or an argument of the run) and the value it lands as
 GIVEN = {
     "--rules": ("rules", "navy", "navy"),
-    "--rules-file": ("rules_file", "club.toml", [Path("club.toml")]),
-    "--rule": ("rule", "home=free", ["home=free"]),
+    "--rules-file": ("rules_files", "club.toml", (Path("club.toml"),)),
+    "--rule": ("overrides", "home=free", ("home=free",)),
     "--sweep": ("sweep", "bearoff=exact,standard", "bearoff=exact,standard"),
     "--games": ("games", "123", 123),
     "--strategy": ("strategy", "racer", "racer"),
@@ -957,8 +959,12 @@ DEFAULTS = {"equity_games": None, "luck_games": None, "ladder_games": None, "equ
 @pytest.mark.parametrize("name", list(ANALYSIS_OPTIONS))
 def test_analysis_options_reach_the_analysis_unchanged(name, monkeypatch):
     seen = {}
-    monkeypatch.setattr(cli, "_analysis", lambda command, parts, **options: seen.update(
-        command=command, parts=parts, **options))
+
+    def analysis(command, parts, options, workers, out, force, scheduler, progress):
+        seen.update(command=command, parts=parts, **dataclasses.asdict(options), workers=workers, out=out,
+                    force=force, scheduler=scheduler, progress=progress)
+
+    monkeypatch.setattr(cli, "_analysis", analysis)
     args = [name]
     for option in sorted(ANALYSIS_OPTIONS[name]):
         _, text, _ = GIVEN[option]
@@ -988,9 +994,24 @@ def test_an_option_of_another_analysis_is_a_one_line_usage_error(args, fragment)
 @pytest.mark.parametrize("name", list(ANALYSIS_PARTS))
 def test_the_reproducing_command_line_is_one_the_command_takes(name):
     """A report's "Reproduce with" line names only options its command has."""
+    from acesim.runs.options import AnalysisOptions
     from acesim.runs.report import analysis_plan
 
-    plan = analysis_plan(name, ANALYSIS_PARTS[name], "european", games=100, equity="logistic", out=Path("x"))
+    plan = analysis_plan(name, ANALYSIS_PARTS[name], AnalysisOptions("european", games=100, equity="logistic"),
+                         out=Path("x"))
     words = shlex.split(plan.command)
     assert words[:2] == ["acesim", name]
     get_command(app).commands[name].make_context(name, words[2:])  # raises on an unknown option
+
+
+def test_a_model_records_the_command_line_it_was_given_rebuilt_from_the_options():
+    """``train`` writes into the model the options the user gave, by their long names, quoted for a
+    shell; that line parses back to the same options."""
+    train = get_command(app).commands["train"]
+    given = ["-r", "european", "--games", "20", "--hidden", "8", "-o", "my model.npz", "--no-progress", "--force",
+             "--rule", "hitting=free", "--rule", "home=free"]
+    line = cli._command_line(train.make_context("train", list(given)))
+    assert line == ("acesim train --rules european --rule hitting=free --rule home=free --games 20 "
+                    "--out 'my model.npz' --hidden 8 --force --no-progress")
+    words = shlex.split(line)
+    assert train.make_context("train", words[2:]).params == train.make_context("train", list(given)).params

@@ -19,6 +19,7 @@ from acesim.cli import app
 from acesim.common.errors import AcesimError
 from acesim.engine.rules import Ruleset
 from acesim.engine.strategies import best_spec, resolve_spec
+from acesim.runs.options import AnalysisOptions
 from acesim.runs.report import analysis_plan
 
 runner = CliRunner()
@@ -55,7 +56,7 @@ COMPARISONS = [
 @pytest.mark.parametrize("parts", [("compare",), ("bonus",), ("luck",), ("compare", "bonus", "luck")])
 @pytest.mark.parametrize("kwargs, player", COMPARISONS)
 def test_a_plan_plays_one_player_under_every_rule_set(kwargs, player, parts):
-    plan = analysis_plan("report", parts, **kwargs)
+    plan = analysis_plan("report", parts, AnalysisOptions(**kwargs))
     assert plan.player == player
     # the skill ladder, whose "best" is the plan's player, is the same under every rule set
     assert len({tuple(plan.ladder_for(r)) for r in plan.rulesets}) == 1
@@ -73,8 +74,8 @@ def test_every_rule_set_of_a_run_is_played_by_the_one_player(kwargs, player, tmp
 
 def test_a_named_player_that_cannot_play_a_rule_set_is_refused_naming_it():
     with pytest.raises(AcesimError, match=r"european\[hitting=after-home\]"):
-        analysis_plan("compare", ("compare",), "european", sweep="hitting=free,after-home",
-                      strategy="learned:european")
+        analysis_plan("compare", ("compare",), AnalysisOptions("european", sweep="hitting=free,after-home",
+                                                               strategy="learned:european"))
     result = runner.invoke(app, ["compare", "--rules", "european,navy", "--strategy", "learned:european",
                                  "--games", "10", "--workers", "1"])
     assert result.exit_code == 1
@@ -115,10 +116,10 @@ def test_best_prefers_a_shipped_network_that_reads_the_rules(tmp_path, monkeypat
     """Once a rule-reading network ships, it is the one player of every comparison it can play."""
     import shutil
 
-    from acesim.runs import training as L
     from acesim.engine import strategies as S
     from acesim.engine.model_files import shipped_path
     from acesim.engine.rules import PRESETS
+    from acesim.runs import training as L
 
     settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 32, 4, (6, 0))
     L.train_reading(L.start_reading(settings), tmp_path / "all.npz")

@@ -11,6 +11,7 @@ MAX_GAMES = 10**10
 MAX_CHUNK_SIZE = 10**6
 # Turns before a game is cut off as unfinished; no preset's random game comes near 10**4.
 MAX_TURN_CAP = 10**6
+DEFAULT_TURN_CAP = 10_000  # turns after which a game ends unfinished, unless a run says otherwise
 # Root seeds: what numpy's SeedSequence takes and an int64 column records.
 MAX_SEED = 2**63 - 1
 

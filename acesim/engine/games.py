@@ -13,17 +13,16 @@ import numpy as np
 import pandas as pd
 
 from acesim.common.errors import AcesimError
+from acesim.common.limits import DEFAULT_TURN_CAP
 from acesim.engine.position import Position
 from acesim.engine.rules import RULES_VERSION, Ruleset
 from acesim.engine.strategies import Strategy, as_strategy, lowered, playing_row
 from acesim.engine.streams import block_keys, check_seed
-from acesim.kernels import game_loop as K
-from acesim.kernels import train as T
+from acesim.kernels import game_loop as K, train as T
 from acesim.kernels.memory import keep_memory, worker_memory
 
 # No preset's random games come near it (see tests/test_games.py); a game that
 # reaches it is recorded as unfinished, never as a win.
-DEFAULT_TURN_CAP = 10_000
 
 # The columns every records table has before the kernel's counters.
 ID_COLUMNS = ("game", "seed", "rules", "rules_version", "strategy_a", "strategy_b")

@@ -36,15 +36,16 @@ from acesim.common import files as io
 from acesim.common.cluster import backend_for, check_scheduler
 from acesim.common.errors import AcesimError
 from acesim.common.inputs import read_plan
-from acesim.common.limits import MAX_GAMES, MAX_TURN_CAP
+from acesim.common.limits import DEFAULT_TURN_CAP, MAX_GAMES, MAX_TURN_CAP
 from acesim.common.tasks import check_workers, map_tasks
-from acesim.engine.games import DEFAULT_TURN_CAP, play_games, trace_games
+from acesim.engine.games import play_games, trace_games
 from acesim.engine.rules import (KNOB_VALUES, KNOBS, PRESETS, RULES_VERSION, Ruleset, allowed_values, load_ruleset,
-                          parse_override)
+                                 parse_override)
 from acesim.engine.strategies import RANDOM_NAME, load_strategy, resolve_spec
 from acesim.engine.streams import check_seed
 from acesim.kernels.choice import RANDOM
 from acesim.outputs.landscape_page import write_report
+from acesim.runs.options import ExploreOptions
 
 PLAN_FILE = "explore.json"  # marks a folder as an explore run (for --force and --resume)
 DESIGN_FILE = "design.csv"
@@ -54,8 +55,8 @@ DONE_FILE = "done.json"
 RECORD_FILES = ("records", "skill", "luck")  # each rule set's Parquet files
 MAX_PLAN_BYTES = 16 * 2**20
 DESIGNS = ("auto", "full", "random")
-DEFAULT_RULE_SETS = 128
-DEFAULT_MAX_RULE_SETS = 1024
+DEFAULT_RULE_SETS = ExploreOptions.rule_sets
+DEFAULT_MAX_RULE_SETS = ExploreOptions.max_rule_sets
 # The design's draws come from the root seed's stream under this spawn key, apart from the games'
 # blocks (0, 1, ...), so the same seed gives the same design and the same dice.
 DESIGN_KEY = 2**32 - 5
@@ -610,19 +611,7 @@ def run(
 
 
 def explore(
-    base: str = "european",
-    overrides: Sequence[str] = (),
-    vary: Sequence[str] = (),
-    design: str = "auto",
-    rule_sets: int = DEFAULT_RULE_SETS,
-    max_rule_sets: int = DEFAULT_MAX_RULE_SETS,
-    strategy: str = "best",
-    games: int = 4_000,
-    skill_games: int | None = None,
-    equity_games: int | None = None,
-    luck_games: int | None = None,
-    seed: int = 42,
-    turn_cap: int = DEFAULT_TURN_CAP,
+    options: ExploreOptions = ExploreOptions(),
     out: Path | None = None,
     force: bool = False,
     resume: Path | None = None,
@@ -645,11 +634,12 @@ def explore(
     else:
         if out is None:
             raise AcesimError("explore needs --out FOLDER (or --resume FOLDER)")
-        ruleset = load_ruleset(base, overrides)
-        chosen = make_design(ruleset, parse_vary(vary), rule_sets, design, seed, max_rule_sets)
-        plan = make_plan(chosen, strategy, games, skill_games, equity_games, luck_games, seed, turn_cap)
-        plan = dataclasses.replace(plan, command=command_line(plan, base, overrides, vary, rule_sets, max_rule_sets,
-                                                              design, out))
+        o = options
+        ruleset = load_ruleset(o.base, o.overrides)
+        chosen = make_design(ruleset, parse_vary(o.vary), o.rule_sets, o.design, o.seed, o.max_rule_sets)
+        plan = make_plan(chosen, o.strategy, o.games, o.skill_games, o.equity_games, o.luck_games, o.seed,
+                         o.turn_cap)
+        plan = dataclasses.replace(plan, command=command_line(plan, o, out))
         target = Path(out)
         check_output(target, force)
     if scheduler is not None:
@@ -664,11 +654,12 @@ def explore(
     return (plan, *run(plan, target, workers, scheduler, progress, resume=resume is not None, force=force))
 
 
-def command_line(plan: Plan, base: str, overrides: Sequence[str], vary: Sequence[str], rule_sets: int,
-                 max_rule_sets: int, design: str, out: Path | None) -> str:
-    """The command that makes ``plan`` again."""
-    words = [f"acesim explore --base {base}", *[f"--rule {o}" for o in overrides], *[f"--vary {v}" for v in vary],
-             f"--design {design}", f"--rule-sets {rule_sets}", f"--max-rule-sets {max_rule_sets}",
+def command_line(plan: Plan, options: ExploreOptions, out: Path | None) -> str:
+    """The command that makes ``plan`` (made from ``options``) again."""
+    o = options
+    words = [f"acesim explore --base {o.base}", *[f"--rule {r}" for r in o.overrides],
+             *[f"--vary {v}" for v in o.vary], f"--design {o.design}", f"--rule-sets {o.rule_sets}",
+             f"--max-rule-sets {o.max_rule_sets}",
              f"--strategy {plan.strategy}", f"--games {plan.games}", f"--skill-games {plan.skill_games}",
              f"--equity-games {plan.equity_games}", f"--luck-games {plan.luck_games}", f"--seed {plan.seed}"]
     if plan.turn_cap != DEFAULT_TURN_CAP:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -19,8 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from acesim import __version__
-from acesim.analyses import bonus as B
-from acesim.analyses import compare as C
+from acesim.analyses import bonus as B, compare as C
 from acesim.analyses.elo import bradley_terry, skill_spread
 from acesim.analyses.equity import equity_models
 from acesim.analyses.luck import FORMULAS, luck_summary, trace_luck
@@ -36,13 +34,11 @@ from acesim.engine.rules import RULES_VERSION, Ruleset, load_rulesets
 from acesim.engine.strategies import BEST, load_strategy, resolve_spec
 from acesim.engine.streams import check_seed
 from acesim.kernels.choice import RANDOM
-from acesim.outputs import bonus_charts as PB
-from acesim.outputs import compare_charts as PC
-from acesim.outputs import elo_chart as PE
-from acesim.outputs import luck_charts as PL
+from acesim.outputs import bonus_charts as PB, compare_charts as PC, elo_chart as PE, luck_charts as PL
 from acesim.outputs.document import markdown_to_html, stage_charts_and_tables
 from acesim.outputs.findings import findings_markdown, percent, plain, signed
 from acesim.runs.ladder import ladder, ladder_table
+from acesim.runs.options import AnalysisOptions
 from acesim.runs.simulate import default_chunk_size
 
 REPORT_MARK = "report.json"  # marks a folder as an acesim report (for --force)
@@ -54,16 +50,16 @@ class ReportPlan:
     """What a report runs: sizes, strategies and the one seed everything derives from."""
 
     rulesets: tuple[Ruleset, ...]
-    strategy: str = "best"  # "best": the strongest shipped player of every rule set here (strategies.best_spec)
-    games: int = 10_000  # games per rule set for the comparison and the bonus-roll figures
+    strategy: str = AnalysisOptions.strategy
+    games: int = AnalysisOptions.games
     equity_games: int = 2_000  # self-play games the equity model is fitted on (20% held out)
     luck_games: int = 300  # games whose every roll is valued (per-roll luck, roll values)
     ladder_games: int = 200  # games per pairing and seat order in the skill ladder
     ladder_strategies: tuple[str, ...] = ("random", "racer", "safe", "blocker", "expert", "best")
-    seed: int = 42
+    seed: int = AnalysisOptions.seed
     command: str = ""
     parts: tuple[str, ...] = PARTS  # which analyses to run: compare, bonus, luck
-    equity: str = "auto"  # the equity model V: auto, logistic or learned:PATH (analyses.equity)
+    equity: str = AnalysisOptions.equity
 
     def needs(self, *parts: str) -> bool:
         return any(p in self.parts for p in parts)
@@ -128,56 +124,43 @@ class ReportPlan:
             raise AcesimError("the skill ladder needs 'random' and the report's strategy")
 
 
-def analysis_plan(
-    command: str,
-    parts: tuple[str, ...],
-    rules: str,
-    rules_files: Sequence[Path] = (),
-    overrides: Sequence[str] = (),
-    sweep: str | None = None,
-    games: int = 10_000,
-    strategy: str = "best",
-    equity_games: int | None = None,
-    luck_games: int | None = None,
-    ladder_games: int | None = None,
-    seed: int = 42,
-    equity: str = "auto",
-    out: Path | None = None,
-) -> ReportPlan:
+def analysis_plan(command: str, parts: tuple[str, ...], options: AnalysisOptions = AnalysisOptions(),
+                  out: Path | None = None) -> ReportPlan:
     """The checked plan of ``acesim COMMAND`` (compare, bonus, luck or report), with the command line
     that reproduces it; sizes not given derive from ``games``."""
-    rulesets = load_rulesets(rules, overrides)
-    for path in rules_files:
-        rulesets += load_rulesets(str(path), overrides)
-    if sweep:
-        knob, values = C.parse_sweep(sweep)
+    o = options
+    rulesets = load_rulesets(o.rules, o.overrides)
+    for path in o.rules_files:
+        rulesets += load_rulesets(str(path), o.overrides)
+    if o.sweep:
+        knob, values = C.parse_sweep(o.sweep)
         rulesets = C.sweep_rulesets(rulesets[0], knob, values)
-    if games <= 0:
-        raise AcesimError(f"the number of games must be positive, got {games}")
-    check_seed(seed)
-    defaults = report_sizes_from_numbers(games)
+    if o.games <= 0:
+        raise AcesimError(f"the number of games must be positive, got {o.games}")
+    check_seed(o.seed)
+    derived = report_sizes_from_numbers(o.games)
     plan = ReportPlan(
         rulesets=tuple(rulesets),
-        strategy=strategy,
-        games=games,
-        equity_games=equity_games if equity_games is not None else defaults["equity_games"],
-        luck_games=luck_games if luck_games is not None else defaults["luck_games"],
-        ladder_games=ladder_games if ladder_games is not None else defaults["ladder_games"],
-        seed=seed,
+        strategy=o.strategy,
+        games=o.games,
+        equity_games=o.equity_games if o.equity_games is not None else derived["equity_games"],
+        luck_games=o.luck_games if o.luck_games is not None else derived["luck_games"],
+        ladder_games=o.ladder_games if o.ladder_games is not None else derived["ladder_games"],
+        seed=o.seed,
         parts=parts,
-        equity=equity,
+        equity=o.equity,
     )
-    line = [f"acesim {command} --rules {rules}"]
-    line += [f"--rules-file {p}" for p in rules_files] + [f"--rule {r}" for r in overrides]
-    line += [f"--sweep {sweep}"] if sweep else []
-    # only the options the command has (acesim.cli._ANALYSIS_OPTIONS): compare has no equity model
-    line += [f"--games {plan.games}", f"--strategy {strategy}"]
+    line = [f"acesim {command} --rules {o.rules}"]
+    line += [f"--rules-file {p}" for p in o.rules_files] + [f"--rule {r}" for r in o.overrides]
+    line += [f"--sweep {o.sweep}"] if o.sweep else []
+    # only the options the command has: compare has no equity model
+    line += [f"--games {plan.games}", f"--strategy {o.strategy}"]
     if plan.needs("bonus", "luck"):
         line += [f"--equity-games {plan.equity_games}", f"--luck-games {plan.luck_games}"]
     if plan.needs("luck"):
         line += [f"--ladder-games {plan.ladder_games}"]
-    line += [f"--seed {seed}"]
-    line += [f"--equity {equity}"] if equity != "auto" and plan.needs("bonus", "luck") else []
+    line += [f"--seed {o.seed}"]
+    line += [f"--equity {o.equity}"] if o.equity != "auto" and plan.needs("bonus", "luck") else []
     line += [f"--out {out}"] if out is not None else []
     plan = dataclasses.replace(plan, command=" ".join(line))
     plan.check()
@@ -450,7 +433,7 @@ SECTIONS = (
 )
 
 
-def _summary_markdown(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFrame]) -> list[str]:
+def summary_markdown(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.DataFrame]) -> list[str]:
     """What a terminal shows after an analysis: the findings in words, then the headline tables."""
     return [f"Played by {_player_words(plan)}.", "",
             *findings_markdown(t, [r.rules.name for r in results]), *_table_lines(plan, results, t)]
@@ -720,10 +703,12 @@ def check_output(out: Path, force: bool) -> None:
     io.check_output_folder(out, force, "report", _is_report)
 
 
-def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool = False) -> Path:
-    """Write the report into ``out`` (replaced only with ``force``); returns the HTML path."""
+def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool = False,
+          t: dict[str, pd.DataFrame] | None = None) -> Path:
+    """Write the report into ``out`` (replaced only with ``force``); returns the HTML path.
+    ``t``: its tables, when the caller has them already."""
     check_output(out, force)
-    t = tables(plan, results)
+    t = tables(plan, results) if t is None else t
     figs = figures(plan, results, t)
     with io.building_folder(out) as staging:
         images = stage_charts_and_tables(staging, figs, t)
@@ -750,6 +735,29 @@ def write(plan: ReportPlan, results: list[RuleSetResult], out: Path, force: bool
         }
         (staging / REPORT_MARK).write_text(json.dumps(meta, indent=2, default=str) + "\n")
     return out / "report.html"
+
+
+@dataclass
+class Analysis:
+    """A finished run of ``acesim compare``, ``bonus``, ``luck`` or ``report``."""
+
+    results: list[RuleSetResult]
+    tables: dict[str, pd.DataFrame]
+    summary: list[str]  # the Markdown the command shows on the terminal
+    page: Path | None  # the HTML report written, when there is an output folder
+
+
+def run(plan: ReportPlan, workers: int = 1, out: Path | None = None, force: bool = False,
+        scheduler: str | None = None, progress=None) -> Analysis:
+    """Play and analyse ``plan``; with ``out``, write its report there (replaced only with ``force``),
+    the folder locked against a second run while this one lasts."""
+    if out is not None:
+        check_output(out, force)
+    with io.output_lock(out):
+        results = build(plan, workers, progress, scheduler)
+        t = tables(plan, results)
+        page = write(plan, results, out, force, t) if out is not None else None
+    return Analysis(results, t, summary_markdown(plan, results, t), page)
 
 
 def report_sizes_from_numbers(games: int) -> dict:

@@ -39,6 +39,7 @@ import pandas as pd
 from acesim.analyses.hint import Filter, hint, json_records
 from acesim.common.cluster import backend_for
 from acesim.common.errors import AcesimError
+from acesim.common.limits import DEFAULT_TURN_CAP
 from acesim.common.stats import Z95, wilson
 from acesim.common.tasks import map_tasks
 from acesim.common.terminal import WIDTH, text_table
@@ -47,8 +48,7 @@ from acesim.engine.position import Position
 from acesim.engine.rules import Ruleset
 from acesim.engine.strategies import Strategy, as_strategy, lowered, resolve_spec
 from acesim.engine.streams import block_keys, check_seed
-from acesim.kernels import layout as L
-from acesim.kernels import trials as RK
+from acesim.kernels import layout as L, trials as RK
 from acesim.kernels.choice import LEARNED, RANDOM
 from acesim.kernels.game_loop import points_won
 from acesim.kernels.memory import keep_memory, worker_memory
@@ -60,7 +60,6 @@ BATCH = 1296  # every first and second roll once
 MAX_TRIAL_ROWS = 4 * 10**7
 ROUND = 64  # tasks handed out at a time, so that a long rollout starts at once and reports as it goes
 Z99 = 2.5758293035489
-DEFAULT_TURN_CAP = 10_000
 
 
 @dataclass(frozen=True)

@@ -33,14 +33,15 @@ from acesim.common import files as io
 from acesim.common.cluster import backend_for
 from acesim.common.errors import AcesimError
 from acesim.common.inputs import read_plan
-from acesim.common.limits import MAX_CHUNK_SIZE, MAX_GAMES, MAX_TURN_CAP
+from acesim.common.limits import DEFAULT_TURN_CAP, MAX_CHUNK_SIZE, MAX_GAMES, MAX_TURN_CAP
 from acesim.common.tasks import Backend, check_workers, map_tasks
-from acesim.engine.games import COLUMNS, DEFAULT_TURN_CAP, play_records, records_frame
+from acesim.engine.games import COLUMNS, play_records, records_frame
 from acesim.engine.rules import RULES_VERSION, Ruleset, load_rulesets
 from acesim.engine.strategies import Strategy, load_strategy
 from acesim.engine.streams import check_seed
 from acesim.kernels.choice import LEARNED
 from acesim.kernels.evaluate import N_FEATURES
+from acesim.runs.options import SIMULATE_DEFAULTS, SimulateOptions
 
 PLAN_FILE = "plan.json"
 MAX_PLAN_BYTES = 4 * 2**20  # a plan is a few kilobytes: its strategies' weights and the rules
@@ -159,41 +160,37 @@ def same_plan(old: Plan, new: Plan) -> str | None:
     return None
 
 
-def resume_plan(
-    folder: Path,
-    workers: int,
-    rules: str | None = None,
-    overrides: Sequence[str] = (),
-    strategy: str | None = None,
-    vs: str | None = None,
-    strategies_file: Path | None = None,
-    games: int | None = None,
-    seed: int | None = None,
-    chunk_size: int | None = None,
-    turn_cap: int | None = None,
-) -> Plan:
-    """The plan of the run in ``folder``; any option also given must agree with it (else a one-line error)."""
-    plan = load_plan(folder)
-    given = (rules, strategy, vs, strategies_file, games, seed, chunk_size, turn_cap)
-    if all(v is None for v in given) and not overrides:
+def plan_for(options: SimulateOptions, workers: int = 1, dask: bool = False, resume: Path | None = None) -> Plan:
+    """The checked plan of ``acesim simulate``: a new run's, options not given taking their defaults;
+    or with ``resume`` the plan of the run in that folder, which every option given must agree with
+    (else a one-line error)."""
+    o = options
+    old = load_plan(resume) if resume is not None else None
+    if old is not None and not o.given():
+        return old
+    d = SIMULATE_DEFAULTS
+    if o.rules is not None or o.overrides or old is None:
+        rules = load_rulesets(o.rules if o.rules is not None else d.rules, o.overrides)
+    else:
+        rules = list(old.rules)
+
+    def seat(spec: str | None, default: str, kept: Strategy | None) -> Strategy:
+        if spec is not None or o.strategies_file is not None or kept is None:
+            return load_strategy(spec if spec is not None else default, o.strategies_file)
+        return kept
+
+    def value(name: str):
+        given = getattr(o, name)
+        return given if given is not None else getattr(d if old is None else old, name)
+
+    plan = make_plan(rules, seat(o.strategy, d.strategy, old and old.strategy_a), seat(o.vs, d.vs, old and old.strategy_b),
+                     value("games"), value("seed"), value("chunk_size"), workers, value("turn_cap"), dask=dask)
+    if old is None:
         return plan
-    asked = make_plan(
-        load_rulesets(rules if rules is not None else "european", overrides)
-        if rules is not None or overrides else list(plan.rules),
-        load_strategy(strategy if strategy is not None else "expert", strategies_file)
-        if strategy is not None or strategies_file else plan.strategy_a,
-        load_strategy(vs if vs is not None else "expert", strategies_file)
-        if vs is not None or strategies_file else plan.strategy_b,
-        games if games is not None else plan.games,
-        seed if seed is not None else plan.seed,
-        chunk_size if chunk_size is not None else plan.chunk_size,
-        workers,
-        turn_cap if turn_cap is not None else plan.turn_cap,
-    )
-    difference = same_plan(plan, asked)
+    difference = same_plan(old, plan)
     if difference:
-        raise AcesimError(f"refusing to resume {folder}: its plan has a different {difference}")
-    return plan
+        raise AcesimError(f"refusing to resume {resume}: its plan has a different {difference}")
+    return old
 
 
 def default_chunk_size(games: int, workers: int, dask: bool = False) -> int:

@@ -20,7 +20,6 @@ import warnings
 from collections.abc import Callable
 
 from acesim.analyses.hint import hint
-from acesim.analyses.rollout import rollout
 from acesim.engine.moves import legal_plays
 from acesim.engine.position import Position
 from acesim.engine.rules import Ruleset
@@ -28,7 +27,9 @@ from acesim.engine.sampling import sample_positions
 from acesim.engine.strategies import load_strategy
 from acesim.kernels import cache_is_warm
 from acesim.runs import training as learned, simulate
+from acesim.runs.options import AnalysisOptions
 from acesim.runs.report import PARTS, analysis_plan, build
+from acesim.runs.rollout import rollout
 
 
 def _steps() -> list[tuple[str, Callable[[], object]]]:
@@ -41,8 +42,8 @@ def _steps() -> list[tuple[str, Callable[[], object]]]:
             simulate.run(plan, workers=1)
 
     def analyses() -> None:
-        build(analysis_plan("report", PARTS, "european", games=12, equity_games=12, luck_games=3,
-                            ladder_games=1))
+        build(analysis_plan("report", PARTS, AnalysisOptions("european", games=12, equity_games=12, luck_games=3,
+                                                             ladder_games=1)))
 
     def positions() -> None:
         for rules in (european, backgammon):
