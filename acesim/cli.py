@@ -302,8 +302,9 @@ def hint(
         "--strategy", help=f"The evaluating strategy. {STRATEGIES}")
     ] = "best",
     ply: Annotated[Optional[int], typer.Option(
-        "--ply", min=0, max=2, help="0: heuristic score; 1: the strategy's evaluation; 2: one roll deeper "
-                                    "(under a second at the worst).  [default: 2 with a network, else 1]")] = None,
+        "--ply", min=0, max=3, help="0: heuristic score; 1: the strategy's evaluation; 2: one roll deeper "
+                                    "(under a second at the worst); 3: the best few of ply 2 two rolls deeper "
+                                    "(a few seconds at the worst).  [default: 2 with a network, else 1]")] = None,
     top: Annotated[int, typer.Option("--top", min=0, max=10**6, help="Plays shown per stage; 0 for all.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: the attributes and one object per play.")] = False,
 ) -> None:

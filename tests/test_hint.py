@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from acesim.analyses.hint import compact_notation, hint
+from acesim.analyses.hint import PLY3_FILTER, compact_notation, hint
 from acesim.cli import app
 from acesim.engine.moves import legal_plays
 from acesim.engine.position import Position, parse_position
@@ -129,6 +129,45 @@ def test_ply_two_is_the_mean_of_the_next_rolls_ply_one(preset):
     assert checked >= 2
 
 
+def test_ply_three_is_the_mean_of_the_next_rolls_ply_two():
+    """A play's ply-3 equity is the mean over the opponent's 36 rolls of minus the ply-2 equity of the
+    play the opponent makes (its own choice, as in games). In backgammon every roll ends the turn."""
+    rules = Ruleset.preset("backgammon")
+    strategy = "learned:backgammon@full"
+    boards, dice = sample_positions(rules, 4, 33)
+    checked = 0
+    for board, roll in zip(boards, dice):
+        deep = hint(rules, Position.from_board(board), tuple(int(d) for d in roll), strategy, ply=3, top=2)
+        for row in deep[deep["ply"] == 3].itertuples():
+            after = Position.from_id(row.position)
+            if after.off[0] == 15:
+                continue
+            total = np.zeros(2)
+            for a, b in ROLLS:
+                reply = hint(rules, after.flipped(), (a, b), strategy, ply=2)
+                total += (1 if a == b else 2) / 36 * reply.loc[reply["chosen"], ["equity", "win"]].iloc[0].to_numpy()
+            assert row.equity == pytest.approx(-total[0], abs=1e-9)
+            assert row.win == pytest.approx(1 - total[1], abs=1e-9)
+            checked += 1
+    assert checked >= 2
+
+
+@pytest.mark.parametrize("preset", ["european", "backgammon"])
+def test_ply_three_takes_the_best_of_ply_two_through_its_filter_and_ranks_them_first(preset):
+    rules = Ruleset.preset(preset)
+    boards, dice = sample_positions(rules, 3, 8)
+    for board, roll in zip(boards, dice):
+        position, roll = Position.from_board(board), tuple(int(d) for d in roll)
+        two = hint(rules, position, roll, ply=2)
+        three = hint(rules, position, roll, ply=3)
+        two, three = two[two["stage"] == two["stage"].iloc[0]], three[three["stage"] == three["stage"].iloc[0]]
+        kept = two.iloc[PLY3_FILTER.keep(np.where(two["ply"] == 2, two["equity"], -np.inf))]
+        deepest = three[three["ply"] == 3]
+        assert set(deepest["play"]) == set(kept["play"])
+        assert list(three["ply"]) == sorted(three["ply"], reverse=True)  # the deepest rank first
+        assert three.attrs["ply"] == 3
+
+
 @pytest.mark.parametrize("strategy, ply", [("best", 2), ("learned:backgammon", 2), ("expert", 1)])
 def test_the_default_ply_is_two_with_a_network_and_one_without(strategy, ply):
     frame = hint(Ruleset.preset("backgammon"), Position.start("backgammon"), "6-4", strategy)
@@ -199,6 +238,7 @@ def test_cli_text_and_json():
         (["--dice", "7-1"], "dice"),
         (["--strategy", "random"], "random strategy"),
         (["--strategy", "expert", "--ply", "2"], "ply 2"),
+        (["--strategy", "expert", "--ply", "3"], "ply 3"),
         (["--strategy", "learned:backgammon"], "trained"),
         (["--strategy", "nosuch"], "nosuch"),
     ],
@@ -216,12 +256,12 @@ def test_a_finished_game_is_refused():
     one_line_error(result, "game is over")
 
 
-@pytest.mark.parametrize("args", [["--ply", "3"], ["--top", "-1"]])
+@pytest.mark.parametrize("args", [["--ply", "4"], ["--top", "-1"]])
 def test_out_of_range_options_are_usage_errors(args):
     console_one_line_error(console("hint", "-p", "start", "-d", "6-3", *args))
 
 
 def test_bench_hint_times_every_preset_and_ply():
     table = bench_hint(3, 5, markdown=True).splitlines()
-    assert len(table) == 2 + 4 * 3
+    assert len(table) == 2 + 4 * 4
     assert all(line.count("|") == 9 for line in table)

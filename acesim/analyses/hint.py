@@ -2,7 +2,7 @@
 
 ``hint(rules, position, dice)`` returns a DataFrame with one row per distinct
 legal play of the roll, best first, valued by a strategy (default: the
-strongest player for the rules, ``best``) at ply 0, 1 or 2 (see
+strongest player for the rules, ``best``) at ply 0, 1, 2 or 3 (see
 ``kernels.lookahead``).  For a 1-2 that earns a double the rows are the whole
 decision: the 1-2's plays (stage ``1-2``), then the six doubles after the
 best of them, each with its best play (stage ``double``), so the table says
@@ -23,6 +23,8 @@ holds the rules, the strategy, the dice, the segment and the seconds taken.
 
 Ply 2 values the best ``PLY2_CANDIDATES`` plays of ply 1 one roll deeper;
 the rest keep their ply-1 value and rank after them (``ply`` says which).
+Ply 3 values the few best of those (``PLY3_FILTER``) two rolls deeper, and
+ranks them first.
 """
 
 from __future__ import annotations
@@ -49,7 +51,6 @@ from acesim.kernels.sequence import BONUS, after_segment, bonus_die_rolled, roll
 from acesim.kernels.turn import play_dice
 
 
-
 @dataclass(frozen=True)
 class Filter:
     """A stage of the move filter: the best ``count`` plays, of those within ``margin`` of the best (equity)."""
@@ -73,6 +74,8 @@ class Filter:
 MAX_FILTER_COUNT = 1024
 PLY2_CANDIDATES = 32
 PLY2_FILTER = Filter(PLY2_CANDIDATES)  # hint's ply 2: the best 32 at ply 1 go one roll deeper
+PLY3_FILTER = Filter(8, 0.16)  # hint's ply 3: the best 8 at ply 2 within 0.16 of the best go two rolls deeper
+PLIES = (0, 1, 2, 3)
 COLUMNS = ["rank", "stage", "double", "play", "position", "equity", "diff", "win", "points", "ply", "chosen"]
 
 
@@ -117,26 +120,28 @@ class _Evaluator:
         self.memory = worker_memory(max(self.width, self.choice_width, 1))
         self.choices = np.zeros(4, dtype=np.uint64)  # only the random strategy draws, and it is refused
 
-    def values(self, boards: np.ndarray, again: bool, ply: int, bonus_next: bool,
-               deep: Filter | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Each board's values (``kernels.lookahead``) at ``ply``, and which of them ply 2 reached (``deep``'s)."""
+    def values(self, boards: np.ndarray, again: bool, ply: int, bonus_next: bool, deep: Filter | None = None,
+               deeper: Filter | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Each board's values (``kernels.lookahead``) at ``ply``, and the ply that valued each: every
+        board at ply 0 or 1, then those ``deep`` keeps one roll deeper (ply 2), then of those the ones
+        ``deeper`` keeps (at ply 2) two rolls deeper (ply 3)."""
         out = np.zeros((len(boards), HK.N_VALUES))
         m = self.memory
         HK.values_of(boards, self.array, self.kind, self.weights, again, ply == 0, m.search, out)
-        if ply == 2:
-            order = (deep or PLY2_FILTER).keep(out[:, HK.V_SCORE])
+        plies = np.full(len(boards), min(ply, 1))
+        stages = [(2, HK.deeper_value, deep or PLY2_FILTER), (3, HK.third_ply_value, deeper or PLY3_FILTER)]
+        reached = np.arange(len(boards))
+        for depth, kernel, chosen in stages[:max(0, ply - 1)]:
+            reached = reached[chosen.keep(out[reached, HK.V_SCORE])]
             ws, uniform = m.plays, m.draws
-            for i in order:
-                ws, uniform = HK.deeper_value(
-                    boards[i], self.array, self.kind, self.width, self.choice_width, self.weights, again,
-                    bonus_next, self.choices, ws, uniform, m.found, m.search, out[i],
-                )
-            self.memory = m._replace(plays=ws, draws=uniform)
-            keep_memory(self.memory)
-            deep = np.zeros(len(boards), dtype=bool)
-            deep[order] = True
-            return out, deep
-        return out, np.zeros(len(boards), dtype=bool)
+            for i in reached:
+                ws, uniform = kernel(boards[i], self.array, self.kind, self.width, self.choice_width, self.weights,
+                                     again, bonus_next, self.choices, ws, uniform, m.found, m.search, out[i])
+            m = m._replace(plays=ws, draws=uniform)
+            plies[reached] = depth
+        self.memory = m
+        keep_memory(m)
+        return out, plies
 
     def own_play(self, board: np.ndarray, dice: tuple[int, int], bonus: bool) -> np.ndarray:
         """The strategy's own play of the roll from ``board``, as the game loop plays it."""
@@ -157,7 +162,7 @@ class _Evaluator:
         return int(d)
 
 
-def _plays_table(evaluator, position, dice, ply, stage, bonus, top, double=0, deep=None):
+def _plays_table(evaluator, position, dice, ply, stage, bonus, top, double=0, deep=None, deeper=None):
     """The best ``top`` (all when None) distinct plays of ``dice`` from ``position``, valued and ranked.
 
     Every play is valued; only the rows kept become ``Play`` objects, since
@@ -170,9 +175,8 @@ def _plays_table(evaluator, position, dice, ply, stage, bonus, top, double=0, de
     step = after_segment(roll_sequence(evaluator.array), dice[0], dice[1], bonus, len(nodes.segment),
                          nodes.dice_used, False)
     again, bonus_next = bool(still_on_roll(step)), step == BONUS
-    values, deep = evaluator.values(nodes.boards, again, ply, bonus_next, deep)
+    values, plies = evaluator.values(nodes.boards, again, ply, bonus_next, deep, deeper)
     own = evaluator.own_play(position.to_board(), dice, bonus)
-    plies = np.where(deep, 2, 1) if ply == 2 else np.full(len(values), ply)
     order = np.lexsort((-values[:, HK.V_SCORE], -plies))  # deeper plies first, then best first, stably
     kept = order if top is None else order[:top]
     plays = nodes.plays(kept)
@@ -194,9 +198,11 @@ def _plays_table(evaluator, position, dice, ply, stage, bonus, top, double=0, de
     return frame, len(values), nodes, bonus_next
 
 
-def _doubles_table(evaluator, position: Position, ply: int, deep: Filter | None = None) -> pd.DataFrame:
+def _doubles_table(evaluator, position: Position, ply: int, deep: Filter | None = None,
+                   deeper: Filter | None = None) -> pd.DataFrame:
     """The six doubles after a 1-2 reached ``position``, each with its best play at ``ply``, best first."""
-    rows = [_plays_table(evaluator, position, (d, d), ply, "double", True, 1, d, deep)[0] for d in range(1, 7)]
+    rows = [_plays_table(evaluator, position, (d, d), ply, "double", True, 1, d, deep, deeper)[0]
+            for d in range(1, 7)]
     doubles = pd.concat(rows, ignore_index=True)
     rolled = bonus_die_rolled(roll_sequence(evaluator.array))
     pick = 0 if rolled else evaluator.own_double(position.to_board())
@@ -215,18 +221,20 @@ def hint(
     ply: int | None = None,
     top: int | None = None,
     deep: Filter | None = None,
+    deeper: Filter | None = None,
 ) -> pd.DataFrame:
     """Every distinct legal play of ``dice`` from ``position`` (mover's view), best first; see the module docstring.
 
     ``ply`` None is ``default_ply``: 2 for a strategy with a network, 1 for a
     heuristic.  ``top`` keeps the best ``top`` rows of each stage (all when None).
-    At ply 2 the plays ``deep`` keeps at ply 1 (``PLY2_FILTER``: the best 32)
-    go one roll deeper and rank first.
+    At ply 2 and 3 the plays ``deep`` keeps at ply 1 (``PLY2_FILTER``: the best 32)
+    go one roll deeper; at ply 3 those ``deeper`` keeps at ply 2 (``PLY3_FILTER``)
+    go two rolls deeper.  The deepest rank first.
     """
     start = time.perf_counter()
     roll = parse_dice(dice)
-    if ply is not None and ply not in (0, 1, 2):
-        raise AcesimError(f"ply must be 0, 1 or 2, got {ply}")
+    if ply is not None and ply not in PLIES:
+        raise AcesimError(f"ply must be 0, 1, 2 or 3, got {ply}")
     if top is not None and top < 1:
         raise AcesimError(f"top must be at least 1, got {top}")
     if isinstance(strategy, str):
@@ -237,13 +245,15 @@ def hint(
     evaluator = _Evaluator(rules, strategy)
     if evaluator.kind == RANDOM:
         raise AcesimError("the random strategy values no play; give a heuristic or a learned strategy")
-    if ply == 2 and evaluator.kind != LEARNED:
-        raise AcesimError(f"ply 2 needs an equity, which the heuristic {strategy.spec!r} has not; use a learned strategy")
-    frame, n_plays, nodes, bonus_next = _plays_table(evaluator, position, roll, ply, "play", False, top, 0, deep)
+    if ply >= 2 and evaluator.kind != LEARNED:
+        raise AcesimError(f"ply {ply} needs an equity, which the heuristic {strategy.spec!r} has not; "
+                          "use a learned strategy")
+    frame, n_plays, nodes, bonus_next = _plays_table(evaluator, position, roll, ply, "play", False, top, 0, deep,
+                                                     deeper)
     parts = [frame]
     if bonus_next:
         frame["stage"] = "1-2"
-        parts.append(_doubles_table(evaluator, Position.from_id(frame["position"].iloc[0]), ply, deep))
+        parts.append(_doubles_table(evaluator, Position.from_id(frame["position"].iloc[0]), ply, deep, deeper))
     out = pd.concat(parts, ignore_index=True)[COLUMNS]
     out.attrs.update({
         "rules": rules.name,

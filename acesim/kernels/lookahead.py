@@ -2,7 +2,7 @@
 
 The hint (``acesim.analyses.hint``) lists a roll's distinct plays and asks
 these kernels for each resulting position's value to the mover, at one of
-three depths:
+four depths:
 
 * ply 0: the static heuristic score (a learned player's ranker, the weights
   that shortlist its doubles plays; a heuristic strategy's own score);
@@ -15,13 +15,15 @@ three depths:
   ``acey_deucey = roll-die``) and played as the game loop plays it.  A 1-2
   play is followed by the double, not by a roll: its ply-2 value is that of
   the double the strategy would choose (the mean over the six, when rolled).
+* ply 3: two rolls deeper: the same mean over the rolls, each roll's
+  outcome valued at ply 2 (``third_ply_value``).
 
 Every value is from the mover's view, as ``(score, equity, win, points)``:
 ``score`` ranks (a play that wins the game beats every other), ``equity`` is
 what the strategy maximises (``2 P(win) - 1``, or expected points when it
 plays for points), ``win`` the win probability, ``points`` expected signed
 points before stakes doublings.  A heuristic has no equity: its ply-0/1
-values are its score with NaN for the rest, and it has no ply 2.
+values are its score with NaN for the rest, and it has no ply 2 or 3.
 """
 
 import numpy as np
@@ -109,13 +111,15 @@ def values_of(boards, rules, kind, weights, again, ply0, sc, values):
 
 
 @njit(cache=True)
-def _roll_value(board, rules, seq, a, b, bonus_next, kind, width, choice_width, weights, choices, ws, uniform, out,
-                sc, work, outcomes, steps, value):
-    """The ply-1 value, to the side on roll in ``board``, after its play of roll ``(a, b)`` (``turn.play_roll``).
+def _play_out(board, rules, seq, a, b, bonus_next, kind, width, choice_width, weights, choices, ws, uniform, out, sc,
+              work, outcomes, steps):
+    """The side on roll in ``board`` plays roll ``(a, b)`` as the game loop does (``turn.play_roll``).
 
     ``bonus_next``: a 1-2's segment is already played on ``board`` and what
-    comes next is the double it earned (``turn.play_bonus``: chosen, or the
-    mean over the six when rolled); ``(a, b)`` is then not played.
+    comes next is the double it earned (``turn.play_bonus``: chosen, or each
+    of the six when rolled); ``(a, b)`` is then not played.  Returns
+    ``(ws, uniform, count)``: one outcome in ``work``, or ``count`` equally
+    likely ones in ``outcomes``; ``steps`` says what follows each.
     """
     work[:] = board
     if bonus_next:  # the 1-2's segment played: only its double is left, as play_roll plays it
@@ -124,6 +128,15 @@ def _roll_value(board, rules, seq, a, b, bonus_next, kind, width, choice_width, 
     else:
         ws, uniform, count, _, _ = play_roll(work, rules, seq, a, b, kind, width, choice_width, weights, choices,
                                              choices, ws, uniform, out, sc, True, outcomes, steps)
+    return ws, uniform, count
+
+
+@njit(cache=True)
+def _roll_value(board, rules, seq, a, b, bonus_next, kind, width, choice_width, weights, choices, ws, uniform, out,
+                sc, work, outcomes, steps, value):
+    """The ply-1 value, to the side on roll in ``board``, after its play of roll ``(a, b)`` (``_play_out``)."""
+    ws, uniform, count = _play_out(board, rules, seq, a, b, bonus_next, kind, width, choice_width, weights, choices,
+                                   ws, uniform, out, sc, work, outcomes, steps)
     if count == 1:
         position_value(work, rules, kind, weights, steps[0] == ROLL_AGAIN, sc, value)
         return ws, uniform
@@ -155,17 +168,32 @@ def roll_values(board, rules, kind, width, choice_width, weights, choices, ws, u
 
 
 @njit(cache=True)
-def roll_average(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, value):
-    """The mean over the 36 rolls of ``roll_values``: the side on roll's value one roll deeper."""
-    values = np.zeros((N_ROLLS, N_VALUES))
-    ws, uniform = roll_values(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc,
-                              values)
+def _roll_mean(values, value):
+    """The mean over the 36 rolls of ``values`` (one row per roll of ``kernels.turn``), into ``value``."""
     for k in range(N_VALUES):
         total = 0.0
         for r in range(N_ROLLS):
             total += ROLL_WEIGHT[r] * values[r, k]
         value[k] = total / 36.0  # in 36ths, so that equal values average to exactly that value
     value[V_SCORE] = value[V_EQUITY]
+
+
+@njit(cache=True, inline="always")
+def _for_the_other_side(value):
+    """``value`` of the side on roll, as its opponent's."""
+    value[V_EQUITY] = -value[V_EQUITY]
+    value[V_WIN] = 1.0 - value[V_WIN]
+    value[V_POINTS] = -value[V_POINTS]
+    value[V_SCORE] = value[V_EQUITY]
+
+
+@njit(cache=True)
+def roll_average(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, value):
+    """The mean over the 36 rolls of ``roll_values``: the side on roll's value one roll deeper."""
+    values = np.zeros((N_ROLLS, N_VALUES))
+    ws, uniform = roll_values(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc,
+                              values)
+    _roll_mean(values, value)
     return ws, uniform
 
 
@@ -194,8 +222,70 @@ def deeper_value(board, rules, kind, width, choice_width, weights, again, bonus_
     other = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
     flip(board, other)
     ws, uniform = roll_average(other, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, value)
-    value[V_EQUITY] = -value[V_EQUITY]
-    value[V_WIN] = 1.0 - value[V_WIN]
-    value[V_POINTS] = -value[V_POINTS]
-    value[V_SCORE] = value[V_EQUITY]
+    _for_the_other_side(value)
+    return ws, uniform
+
+
+@njit(cache=True)
+def _deeper_roll_value(board, rules, seq, a, b, bonus_next, kind, width, choice_width, weights, choices, ws, uniform,
+                       out, sc, work, outcomes, steps, value):
+    """``_roll_value`` one ply deeper: what the play of roll ``(a, b)`` leaves, valued at ply 2 (``deeper_value``)."""
+    ws, uniform, count = _play_out(board, rules, seq, a, b, bonus_next, kind, width, choice_width, weights, choices,
+                                   ws, uniform, out, sc, work, outcomes, steps)
+    if count == 1:
+        return deeper_value(work, rules, kind, width, choice_width, weights, steps[0] == ROLL_AGAIN, False, choices,
+                            ws, uniform, out, sc, value)
+    acc = np.zeros(N_VALUES)
+    for d in range(count):
+        ws, uniform = deeper_value(outcomes[d], rules, kind, width, choice_width, weights, steps[d] == ROLL_AGAIN,
+                                   False, choices, ws, uniform, out, sc, value)
+        for k in range(N_VALUES):
+            acc[k] += value[k] / 6.0
+    value[:] = acc
+    return ws, uniform
+
+
+@njit(cache=True)
+def deeper_roll_average(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, value):
+    """``roll_average`` one ply deeper: the mean over the 36 rolls of ``_deeper_roll_value``."""
+    seq = roll_sequence(rules)
+    work = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
+    outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
+    steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
+    values = np.zeros((N_ROLLS, N_VALUES))
+    for r in range(N_ROLLS):
+        ws, uniform = _deeper_roll_value(board, rules, seq, ROLL_A[r], ROLL_B[r], False, kind, width, choice_width,
+                                         weights, choices, ws, uniform, out, sc, work, outcomes, steps, values[r])
+    _roll_mean(values, value)
+    return ws, uniform
+
+
+@njit(cache=True)
+def third_ply_value(board, rules, kind, width, choice_width, weights, again, bonus_next, choices, ws, uniform, out,
+                    sc, value):
+    """Ply 3 of the position ``board`` after a play, for its mover: ``deeper_value`` with every roll's
+    outcome valued at ply 2 instead of ply 1 (the same turn, bonus and side rules).  Returns the memory.
+
+    Separate from ``deeper_value`` rather than a depth argument to it, because
+    Numba compiles no recursion through these kernels."""
+    if board[OFF] == N_CHECKERS:
+        position_value(board, rules, kind, weights, again, sc, value)
+        value[V_SCORE] = value[V_EQUITY]
+        return ws, uniform
+    if bonus_next:
+        work = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
+        outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
+        steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
+        ws, uniform = _deeper_roll_value(board, rules, roll_sequence(rules), 1, 2, True, kind, width, choice_width,
+                                         weights, choices, ws, uniform, out, sc, work, outcomes, steps, value)
+        value[V_SCORE] = value[V_EQUITY]
+        return ws, uniform
+    if again:
+        return deeper_roll_average(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc,
+                                   value)
+    other = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
+    flip(board, other)
+    ws, uniform = deeper_roll_average(other, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc,
+                                      value)
+    _for_the_other_side(value)
     return ws, uniform

@@ -14,7 +14,7 @@ roll ``g mod 36`` of the 36, the second ``(g // 36) mod 36``, so that every
 
 Variance reduction (``reduce``): before each roll the network values, for
 the side about to roll, the position after its own play of each of the 21
-rolls (``hint.roll_values``: the same strategy, the 1-2's double included).
+rolls (``lookahead.roll_values``: the same strategy, the 1-2's double included).
 The luck of the roll that came is its value minus the probability-weighted
 mean of the 21; its expectation given everything before it is zero whatever
 the network's errors, so the trial's result minus the sum of its lucks (each

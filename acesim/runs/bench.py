@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from acesim.analyses.hint import hint
+from acesim.analyses.hint import PLIES, hint
 from acesim.common.cluster import cluster_address
 from acesim.common.errors import AcesimError
 from acesim.common.terminal import WIDTH, key_count, markdown_table, text_table
@@ -407,7 +407,7 @@ def bench_hint(n_positions: int, seed: int, markdown: bool = False) -> str:
         positions = [Position.from_board(boards[i]) for i in playing]
         rolls = [(int(dice[i][0]), int(dice[i][1])) for i in playing]
         strategy = resolve_spec("best", ruleset)
-        for ply in (0, 1, 2):
+        for ply in PLIES:
             hint(ruleset, Position.start(ruleset.start), (1, 2), strategy, ply)  # compile or load the kernels
             seconds, plays = [], []
             for position, roll in zip(positions, rolls):
