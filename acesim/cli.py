@@ -559,7 +559,7 @@ def rollout(
     candidates: Annotated[int, typer.Option(
         "--candidates", min=1, max=64, help="With --dice, the most plays rolled out after the move filter: the "
                                             "best within --margin of the best at ply 2 (ply 1 for a heuristic).")
-    ] = 4,
+    ] = 8,
     margin: Annotated[float, typer.Option(
         "--margin", help="With --dice, the equity behind the best within which a play is rolled out.")] = 0.10,
     filter_count: Annotated[int, typer.Option(
@@ -587,6 +587,11 @@ def rollout(
                                                    f"[default: {UNTIL_CI_CAP:,}]")] = None,
     reduce: Annotated[Optional[bool], typer.Option(
         "--reduce/--no-reduce", help="Subtract each roll's luck.  [default: on for learned strategies]")] = None,
+    luck_plays: Annotated[str, typer.Option(
+        "--luck-plays", metavar="heuristic|player",
+        help="Whose play of each of the 21 rolls the network values to measure a roll's luck: the heuristic "
+             "that shortlists the network's doubles plays (fast), or the trial player's own (several times "
+             "slower; see docs/benchmarks.md).")] = "heuristic",
     seed: SeedOption = 42,
     workers: WorkersOption = None,
     scheduler: SchedulerOption = None,
@@ -612,7 +617,8 @@ def rollout(
         choice = Choice(candidates, margin, Filter(filter_count, filter_margin), tuple(play or ()))
         with _progress_bar(trials, "trials", progress and not as_json, "trials") as advance:
             result = roll_out(ruleset, pos, trials, strategy, dice, choice, truncate, seed, until_ci, reduce,
-                              n_workers, scheduler, on_progress=(lambda n, half: advance(n, f"±{half:.3f}")) if advance else None)
+                              n_workers, scheduler, on_progress=(lambda n, half: advance(n, f"±{half:.3f}")) if advance else None,
+                              luck_plays=luck_plays)
     _cubeless_note(ruleset, "rollout trials are played without the cube")
     _unreached_note(ruleset, pos, result.attrs["strategy"])
     if as_json:
@@ -1237,13 +1243,17 @@ def bench_rollout(
     trials: Annotated[int, typer.Option(min=2, max=10**7, help="Trials per position.")] = 144,
     seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Root seed.")] = 2026,
     workers: WorkersOption = None,
+    luck_plays: Annotated[str, typer.Option(
+        "--luck-plays", help="Comma-separated ways of measuring luck to compare with no correction "
+                             "(heuristic, player).")] = "heuristic,player",
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
 ) -> None:
-    """How many times fewer trials a luck-corrected rollout needs, per preset."""
+    """The luck correction's cost and effect on rollouts, per preset: trials/s and how many times fewer trials."""
     from acesim.runs.bench import bench_rollout as run
 
     with one_line_errors():
-        typer.echo(run(positions, trials, seed, _worker_count(workers), markdown))
+        ways = tuple(w.strip() for w in luck_plays.split(",") if w.strip())
+        typer.echo(run(positions, trials, seed, _worker_count(workers), markdown, ways))
 
 
 @bench_app.command("simulate", cls=LateHelp)

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from acesim.kernels.board import flip
-from acesim.kernels.choice import LEARNED, scored_play
+from acesim.kernels.choice import LEARNED, scored_play, search_arrays
 from acesim.kernels.evaluate import summarize, summary_score
 from acesim.kernels.game_loop import points_won
 from acesim.kernels.layout import (
@@ -41,8 +41,10 @@ from acesim.kernels.layout import (
 )
 from acesim.kernels.net import M_OBJECTIVE, M_OUTPUTS, M_POINTS_SCALE, OBJECTIVE_POINTS, WIN_EQUITY
 from acesim.kernels.net import bounded_points, outputs, ranker_of
+from acesim.kernels.rng import STREAM_WORDS
 from acesim.kernels.sequence import ROLL_AGAIN, roll_sequence
-from acesim.kernels.turn import MAX_OUTCOMES, N_ROLLS, ROLL_A, ROLL_B, ROLL_WEIGHT, play_bonus, play_roll
+from acesim.kernels.turn import MAX_OUTCOMES, N_ROLLS, ROLL_A, ROLL_B, ROLL_WEIGHT, play_bonus, play_heuristic_roll
+from acesim.kernels.turn import play_roll
 
 N_VALUES = 4  # score, equity, win, points
 V_SCORE, V_EQUITY, V_WIN, V_POINTS = range(N_VALUES)
@@ -137,16 +139,22 @@ def _roll_value(board, rules, seq, a, b, bonus_next, kind, width, choice_width, 
     """The ply-1 value, to the side on roll in ``board``, after its play of roll ``(a, b)`` (``_play_out``)."""
     ws, uniform, count = _play_out(board, rules, seq, a, b, bonus_next, kind, width, choice_width, weights, choices,
                                    ws, uniform, out, sc, work, outcomes, steps)
+    _outcome_value(rules, kind, weights, count, work, outcomes, steps, sc, value)
+    return ws, uniform
+
+
+@njit(cache=True)
+def _outcome_value(rules, kind, weights, count, work, outcomes, steps, sc, value):
+    """The ply-1 value of what ``_play_out`` left: ``work``, or the mean of its ``count`` outcomes."""
     if count == 1:
         position_value(work, rules, kind, weights, steps[0] == ROLL_AGAIN, sc, value)
-        return ws, uniform
+        return
     acc = np.zeros(N_VALUES)
     for d in range(count):
         position_value(outcomes[d], rules, kind, weights, steps[d] == ROLL_AGAIN, sc, value)
         for k in range(N_VALUES):
             acc[k] += value[k] / 6.0
     value[:] = acc
-    return ws, uniform
 
 
 @njit(cache=True)
@@ -164,6 +172,30 @@ def roll_values(board, rules, kind, width, choice_width, weights, choices, ws, u
     for r in range(N_ROLLS):
         ws, uniform = _roll_value(board, rules, seq, ROLL_A[r], ROLL_B[r], False, kind, width, choice_width, weights,
                                   choices, ws, uniform, out, sc, work, outcomes, steps, values[r])
+    return ws, uniform
+
+
+@njit(cache=True)
+def heuristic_roll_values(board, rules, ranker, width, choice_width, model, ws, uniform, out, sc, values):
+    """``roll_values`` with each roll played by the heuristic ``ranker`` (beam ``width``, the doubles after a
+    1-2 ranked with ``choice_width``) and the position it leaves valued by the network ``model`` (ply 1).
+
+    A fraction of the cost of the network's own plays, for the rollouts' luck, which needs the
+    same function of the roll for all 21 rolls, not the trial player's own
+    (``turn.play_heuristic_roll``).  The heuristic draws nothing, so no choice stream is taken.
+    """
+    seq = roll_sequence(rules)
+    work = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
+    outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
+    steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
+    unused = np.zeros(STREAM_WORDS, dtype=np.uint64)
+    arrays = search_arrays(sc)
+    for r in range(N_ROLLS):
+        work[:] = board
+        ws, uniform, count, _, _ = play_heuristic_roll(work, rules, seq, ROLL_A[r], ROLL_B[r], width, choice_width,
+                                                       ranker, unused, ws, uniform, out, sc, arrays, True, outcomes,
+                                                       steps)
+        _outcome_value(rules, LEARNED, model, count, work, outcomes, steps, sc, values[r])
     return ws, uniform
 
 

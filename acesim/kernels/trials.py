@@ -12,14 +12,17 @@ paired differences), and the first two rolls are stratified: the first is
 roll ``g mod 36`` of the 36, the second ``(g // 36) mod 36``, so that every
 36 trials hold each first roll once and every 1,296 each pair once.
 
-Variance reduction (``reduce``): before each roll the network values, for
-the side about to roll, the position after its own play of each of the 21
-rolls (``lookahead.roll_values``: the same strategy, the 1-2's double included).
-The luck of the roll that came is its value minus the probability-weighted
-mean of the 21; its expectation given everything before it is zero whatever
-the network's errors, so the trial's result minus the sum of its lucks (each
-from side 0's view) has the same mean as the result, and a smaller spread
-the better the network.  The double rolled after a 1-2 under ``roll-die``
+Variance reduction (``luck_plays``): before each roll the network values, for
+the side about to roll, the position after a play of each of the 21 rolls,
+the 1-2's double included: the trial player's own play
+(``lookahead.roll_values``, ``LUCK_PLAYER``) or the heuristic ranker's
+(``lookahead.heuristic_roll_values``, ``LUCK_HEURISTIC``), a search that costs
+a fraction of the network's.  The luck of the roll that came is its value minus
+the probability-weighted mean of the 21; its expectation given everything
+before it is zero whatever the network's errors and whoever's plays it values,
+so the trial's result minus the sum of its lucks (each from side 0's view) has
+the same mean as the result, and a smaller spread the better the values
+follow the game.  The double rolled after a 1-2 under ``roll-die``
 and the stratified rolls keep that zero mean too (a full cycle of 36 is the
 rolls' own distribution); the rolled double's own luck is not subtracted.
 """
@@ -30,8 +33,11 @@ from numba import njit
 from acesim.kernels.board import check_invariants, flip
 from acesim.kernels.game_loop import GAMES_PER_BLOCK, points_won
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE, R_STAKES_DOUBLE_ON_1_2
-from acesim.kernels.lookahead import N_VALUES, V_EQUITY, V_POINTS, V_WIN, position_value, roll_values
+from acesim.kernels.evaluate import N_FEATURES
+from acesim.kernels.lookahead import N_VALUES, V_EQUITY, V_POINTS, V_WIN, heuristic_roll_values, position_value
+from acesim.kernels.lookahead import roll_values
 from acesim.kernels.memory import Memory
+from acesim.kernels.net import ranker_of
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
 from acesim.kernels.sequence import GAME_OVER, ROLL_AGAIN, is_one_two, roll_sequence
 from acesim.kernels.turn import MAX_OUTCOMES, N_ROLLS, ROLL_WEIGHT, play_roll, roll_index
@@ -40,6 +46,12 @@ from acesim.kernels.turn import MAX_OUTCOMES, N_ROLLS, ROLL_WEIGHT, play_roll, r
 X_POINTS, X_WIN, X_LUCK_POINTS, X_LUCK_WIN, X_ROLLS, X_END = range(6)
 N_TRIAL_COLUMNS = 6
 END_WON, END_TRUNCATED, END_CAPPED = 0, 1, 2
+# Whose play of each of the 21 rolls the network values for a roll's luck: none (no correction),
+# the trial player's own, or the heuristic ranker's that follows its network (``net.ranker_of``).
+LUCK_OFF, LUCK_PLAYER, LUCK_HEURISTIC = 0, 1, 2
+# The ranker's beam over a doubles segment and over the six doubles after a 1-2: ``expert``'s
+# (``beam_width`` and ``choice_width`` of acesim/strategies.toml, which a test holds equal).
+HEURISTIC_WIDTH = 4
 
 
 @njit(cache=True)
@@ -55,10 +67,20 @@ def _roll(g, k, dice):
 
 
 @njit(cache=True)
-def _luck(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, values, a, b, luck):
-    """The luck of roll ``(a, b)`` for the side on roll in ``board``: ``luck[0]`` points, ``luck[1]`` wins."""
-    ws, uniform = roll_values(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc,
-                              values)
+def _luck(board, rules, kind, width, choice_width, weights, luck_plays, ranker, choices, ws, uniform, out, sc, values,
+          a, b, luck):
+    """The luck of roll ``(a, b)`` for the side on roll in ``board``: ``luck[0]`` points, ``luck[1]`` wins.
+
+    ``luck_plays``: whose play of each roll the network values (``LUCK_PLAYER``, ``LUCK_HEURISTIC``);
+    ``ranker`` holds the heuristic's weights for the latter.
+    """
+    if luck_plays == LUCK_HEURISTIC:
+        ranker[:] = ranker_of(weights)
+        ws, uniform = heuristic_roll_values(board, rules, ranker, HEURISTIC_WIDTH, HEURISTIC_WIDTH, weights, ws,
+                                            uniform, out, sc, values)
+    else:
+        ws, uniform = roll_values(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc,
+                                  values)
     # weights in 36ths, so that 21 equal values average to exactly that value
     mean_points, mean_win = 0.0, 0.0
     for r in range(N_ROLLS):
@@ -73,14 +95,14 @@ def _luck(board, rules, kind, width, choice_width, weights, choices, ws, uniform
 
 
 @njit(cache=True)
-def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_cap, reduce, memory, rows):
+def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_cap, luck_plays, memory, rows):
     """Trials ``first_trial ..`` of the position ``start`` (side 0 on roll, its view) into ``rows``.
 
     Seat 0
     of ``seats`` plays side 0, seat 1 the other side; ``truncate`` > 0
     stops after that many rolls and values the position with the network
     (seat 0's weights, which must be a network; so must they for
-    ``reduce``).  A trial longer than ``turn_cap`` turns is valued the same
+    ``luck_plays`` other than ``LUCK_OFF``).  A trial longer than ``turn_cap`` turns is valued the same
     way and marked ``END_CAPPED``.  Returns the memory.
     """
     kinds, widths, weights = seats.kinds, seats.widths, seats.weights
@@ -94,6 +116,7 @@ def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_
     values = np.zeros((N_ROLLS, N_VALUES))
     value = np.zeros(N_VALUES)
     luck = np.zeros(2)
+    ranker = np.zeros(N_FEATURES)
     outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
     steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
     first_block = first_trial // GAMES_PER_BLOCK
@@ -114,9 +137,9 @@ def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_
             kind, width, choice_width, w = kinds[side], widths[side, 0], widths[side, 1], weights[side]
             a, b = _roll(g, rolls, dice)
             rolls += 1
-            if reduce:
-                ws, uniform = _luck(board, rules, kind, width, choice_width, w, choices, ws, uniform, out, sc,
-                                    values, a, b, luck)
+            if luck_plays != LUCK_OFF:
+                ws, uniform = _luck(board, rules, kind, width, choice_width, w, luck_plays, ranker, choices, ws,
+                                    uniform, out, sc, values, a, b, luck)
                 sign = 1.0 if side == 0 else -1.0
                 luck_points += sign * luck[0] * float(1 << stakes)  # the network values a single stake
                 luck_win += sign * luck[1]

@@ -16,6 +16,11 @@ Callers that play a game draw the double of ``roll-die`` from the dice
 stream; callers that value a roll (``expected``) play each of the six
 doubles instead, and weight the six results equally.
 
+``play_heuristic_roll`` is ``play_roll`` of a heuristic for a caller that
+plays many rolls from one scratch: the segment searched with the search
+arrays the caller took out of the scratch once (``choice.search_arrays``),
+as the game loop does, then the same two steps.
+
 The 21 distinct rolls and their weights are the table below, also the one
 table every roll valuation reads.
 """
@@ -23,7 +28,7 @@ table every roll valuation reads.
 import numpy as np
 from numba import njit
 
-from acesim.kernels.choice import choose_and_play_double, play_segment
+from acesim.kernels.choice import LINEAR, choose_and_play_double, exhaustive_play, play_segment, quick_segment
 from acesim.kernels.layout import N_CHECKERS, OFF
 from acesim.kernels.rng import die
 from acesim.kernels.sequence import BONUS, after_segment, bonus_die_rolled
@@ -115,6 +120,29 @@ def play_roll(board, rules, seq, die_a, die_b, kind, width, choice_width, weight
     if step == BONUS:
         ws, uniform, count, chosen, lost = play_bonus(board, rules, seq, kind, width, choice_width, weights, dice,
                                                       choices, ws, uniform, out, sc, expected, outcomes, steps)
+        return ws, uniform, count, chosen, lost + n - used
+    steps[0] = step
+    return ws, uniform, 1, 0, n - used
+
+
+@njit(cache=True, inline="always")
+def play_heuristic_roll(board, rules, seq, die_a, die_b, width, choice_width, weights, choices, ws, uniform, out, sc,
+                        arrays, expected, outcomes, steps):
+    """``play_roll`` of the ``LINEAR`` strategy ``weights``, its segment searched with ``arrays``
+    (``choice.search_arrays(sc)``, taken once by the caller): binding them per roll, as
+    ``play_segment`` does, costs a third of a heuristic roll.  Returns what ``play_roll`` returns.
+    """
+    node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum = arrays
+    n, used, found = quick_segment(board, rules, die_a, die_b, width, weights, sc.segment, sc.play, node_sums, child,
+                                   moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum)
+    if not found:
+        ws, used, _ = exhaustive_play(board, rules, sc.segment, n, ws, out, weights, sc, sc.play)
+        board[:] = sc.play
+    step = after_segment(seq, die_a, die_b, False, n, used, board[OFF] == N_CHECKERS)
+    if step == BONUS:
+        ws, uniform, count, chosen, lost = play_bonus(board, rules, seq, LINEAR, width, choice_width, weights,
+                                                      choices, choices, ws, uniform, out, sc, expected, outcomes,
+                                                      steps)
         return ws, uniform, count, chosen, lost + n - used
     steps[0] = step
     return ws, uniform, 1, 0, n - used

@@ -32,7 +32,7 @@ from acesim.kernels.plays import (
     segment_of,
 )
 from acesim.runs import simulate as sim
-from acesim.runs.rollout import rollout
+from acesim.runs.rollout import LUCK_PLAYS, rollout
 
 
 PASSES = 7
@@ -421,29 +421,41 @@ def bench_hint(n_positions: int, seed: int, markdown: bool = False) -> str:
     return _render(header, lines, markdown)
 
 
-def bench_rollout(n_positions: int, trials: int, seed: int, workers: int, markdown: bool = False) -> str:
-    """How much the luck correction narrows rollouts, per preset, on positions of random games.
+def bench_rollout(n_positions: int, trials: int, seed: int, workers: int, markdown: bool = False,
+                  luck_plays: tuple[str, ...] = ("heuristic", "player")) -> str:
+    """The luck correction's cost and effect, per preset and way of measuring luck, on positions of random games.
 
     Each position (the ``sample_positions`` of ``seed``, waiting checkers
     allowed) is rolled out ``trials`` times with the rule set's ``best``
-    player, and the variance per trial with and without the correction is
-    averaged over the positions; their ratio is how many times fewer trials
-    the corrected rollout needs for the same interval width.
+    player, once without the correction and once per ``luck_plays``, one
+    after the other so that the machine's swings fall on every way alike.
+    The variance per trial with and without the correction is averaged over
+    the positions; their ratio is how many times fewer trials the corrected
+    rollout needs for the same interval width, and trials/s times that ratio
+    is the plain trials/s that would reach the same width.
     """
+    for way in luck_plays:
+        if way not in LUCK_PLAYS:
+            raise AcesimError(f"luck plays must be among {', '.join(LUCK_PLAYS)}, got {way!r}")
+    ways = (None,) + tuple(luck_plays)
     lines = []
     for name, ruleset in PRESETS.items():
         boards, _ = sample_positions(ruleset, n_positions, seed)
-        plain, reduced, seconds = [], [], 0.0
+        variance = {way: [] for way in ways}
+        seconds = {way: 0.0 for way in ways}
         for board in filter(_in_play, boards):
-            result = rollout(ruleset, Position.from_board(board), trials, "best", seed=seed, workers=workers)
-            row = result.candidates.iloc[0]
-            plain.append(row["sd_plain"] ** 2)
-            reduced.append(row["sd"] ** 2)
-            seconds += result.attrs["seconds"]
-        ratio = float(np.mean(plain) / np.mean(reduced))
-        lines.append([name, resolve_spec("best", ruleset), str(len(plain)), f"{trials:,}",
-                      f"{np.sqrt(np.mean(plain)):.3f}", f"{np.sqrt(np.mean(reduced)):.3f}", f"{ratio:.1f}",
-                      f"{len(plain) * trials / seconds:.1f}"])
-    header = ["rules", "strategy", "positions", "trials each", "sd/trial plain", "sd/trial reduced",
-              "fewer trials (x)", "trials/s"]
+            for way in ways:
+                result = rollout(ruleset, Position.from_board(board), trials, "best", seed=seed, workers=workers,
+                                 reduce=way is not None, luck_plays=way or "heuristic")
+                variance[way].append(result.candidates.iloc[0]["sd"] ** 2)
+                seconds[way] += result.attrs["seconds"]
+        plain = float(np.mean(variance[None]))
+        for way in ways:
+            ratio = plain / float(np.mean(variance[way]))
+            speed = len(variance[way]) * trials / seconds[way]
+            lines.append([name, resolve_spec("best", ruleset), way or "none", str(len(variance[way])), f"{trials:,}",
+                          f"{np.sqrt(np.mean(variance[way])):.3f}", f"{ratio:.1f}", f"{speed:.1f}",
+                          f"{speed * ratio:.1f}"])
+    header = ["rules", "strategy", "luck plays", "positions", "trials each", "sd/trial", "fewer trials (x)",
+              "trials/s", "plain-equivalent trials/s"]
     return _render(header, lines, markdown)

@@ -10,8 +10,10 @@ margin, and every play the user names; after a 1-2 that earns a double, from
 the best play of each double), and every candidate sees the same dice in
 trial ``i``, so the differences to the best are paired.
 
-The luck of every roll is measured by the strategy's network
-(``kernels.trials``) and subtracted from each trial's result when
+The luck of every roll is measured by the strategy's network, which values
+the heuristic ranker's play of each of the 21 rolls (or, with ``luck_plays``
+``"player"``, the trial player's own, at several times the cost;
+``kernels.trials``), and subtracted from each trial's result when
 ``reduce`` is on (the default for learned strategies): the estimate stays
 unbiased and its spread shrinks.  Both standard deviations per trial are
 reported.  ``truncate`` stops each trial after that many rolls and values
@@ -55,6 +57,8 @@ from acesim.kernels.memory import keep_memory, worker_memory
 from acesim.kernels.sequence import after_segment, roll_sequence, still_on_roll
 
 BATCH = 1296  # every first and second roll once
+# Whose play of each of the 21 rolls the network values to measure a roll's luck (``kernels.trials``).
+LUCK_PLAYS = {"heuristic": RK.LUCK_HEURISTIC, "player": RK.LUCK_PLAYER}
 # Every trial's row (48 bytes) is kept for the paired differences: 4 * 10**7 rows, 1.9 GB, whatever
 # the split into candidates (10**10 trials were accepted, and built 7.7 million tasks before the first).
 MAX_TRIAL_ROWS = 4 * 10**7
@@ -95,7 +99,7 @@ class Choice:
     each double's best play, chosen the same way.
     """
 
-    count: int = 4
+    count: int = 8
     margin: float = 0.10
     first: Filter = Filter(16, 0.16)
     plays: tuple[str, ...] = ()
@@ -179,7 +183,7 @@ def candidate_plays(rules: Ruleset, position: Position, dice, strategy: Strategy
     return [(s.label, s.double) for s in _starts(rules, position, dice, strategy, choice)]
 
 
-def _trials(rules, rules_array, spec, boards, negate, seed, first, n, truncate, turn_cap, reduce):
+def _trials(rules, rules_array, spec, boards, negate, seed, first, n, truncate, turn_cap, luck):
     """One task: trials ``first .. first + n - 1`` of every start; rows per start (side on roll at the start)."""
     strategy = as_strategy(spec).for_rules(rules)
     seats = lowered(strategy, strategy)
@@ -192,7 +196,7 @@ def _trials(rules, rules_array, spec, boards, negate, seed, first, n, truncate, 
             rows[:, RK.X_POINTS] = _won_points(board, rules_array)
             rows[:, RK.X_WIN] = 1.0
         else:
-            memory = RK.rollout_trials(board, rules_array, seats, keys, first, truncate, turn_cap, reduce, memory,
+            memory = RK.rollout_trials(board, rules_array, seats, keys, first, truncate, turn_cap, luck, memory,
                                        rows)
         if flip_result:
             rows[:, RK.X_POINTS] *= -1
@@ -308,12 +312,14 @@ def rollout(
     scheduler: str | None = None,
     turn_cap: int = DEFAULT_TURN_CAP,
     on_progress: Callable[[int, float], None] | None = None,
+    luck_plays: str = "heuristic",
 ) -> Rollout:
     """Roll out ``position`` (or the candidate plays of ``dice``); see the module docstring.
 
     ``reduce`` defaults to on for a learned strategy; a heuristic has no
     network to measure luck or to value a truncated trial, so it refuses
-    both.  ``on_progress(trials, half-width)`` is called after every task
+    both.  ``luck_plays`` (a key of ``LUCK_PLAYS``) is whose play of each
+    roll the network values for the luck.  ``on_progress(trials, half-width)`` is called after every task
     with the trials it played of each candidate and the widest points
     interval's half-width so far.
     """
@@ -341,6 +347,9 @@ def rollout(
         reduce = learned
     if reduce and not learned:
         raise AcesimError(f"variance reduction needs a network to measure luck; {strategy.spec!r} has none")
+    if luck_plays not in LUCK_PLAYS:
+        raise AcesimError(f"luck plays must be one of {', '.join(LUCK_PLAYS)}, got {luck_plays!r}")
+    luck = LUCK_PLAYS[luck_plays] if reduce else RK.LUCK_OFF
     if truncate and not learned:
         raise AcesimError(f"a truncated rollout ends on a network's value; {strategy.spec!r} has none")
     starts = _starts(rules, position, dice, strategy, choice)
@@ -358,7 +367,7 @@ def rollout(
             batch = min(trials - done, BATCH if until_ci is not None else per_task * ROUND)
             tasks = [
                 (rules, array, strategy.spec, boards, negate, seed, first, min(per_task, done + batch - first),
-                 truncate, turn_cap, reduce)
+                 truncate, turn_cap, luck)
                 for first in range(done, done + batch, per_task)
             ]
 
@@ -390,7 +399,8 @@ def rollout(
     return Rollout(frame, _outcomes(starts, merged), {
         "rules": rules.name, "strategy": strategy.spec, "position": position.to_id(),
         "dice": list(parse_dice(dice)) if dice is not None else None, "trials": int(ys.shape[0]),
-        "truncate": truncate, "reduce": bool(reduce), "seed": seed, "seconds": time.perf_counter() - start,
+        "truncate": truncate, "reduce": bool(reduce), "luck_plays": luck_plays if reduce else None, "seed": seed,
+        "seconds": time.perf_counter() - start,
         "until_ci": until_ci, "stopped": stopped or STOP_CAP, "max_trials": trials,
         "widest": float((frame["points_high"] - frame["points"]).max()),
         "choice": None if dice is None else {
@@ -410,7 +420,7 @@ def format_rollout(result: Rollout, width: int = WIDTH) -> str:
     """The rollout as text no wider than ``width``: a header line, the candidates best first, and the
     outcome shares of the best (a wide table split, a long play wrapped: ``acesim.common.terminal``)."""
     a, frame = result.attrs, result.candidates
-    method = "luck-reduced" if a["reduce"] else "plain"
+    method = f"luck-reduced by the {a['luck_plays']}'s plays" if a["reduce"] else "plain"
     cut = f", truncated after {a['truncate']} rolls" if a["truncate"] else ""
     dice = f"; dice {a['dice'][0]}-{a['dice'][1]}" if a["dice"] else ""
     lines = textwrap.wrap(
