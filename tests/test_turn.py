@@ -91,9 +91,10 @@ def test_the_roll_sequence_is_played_by_one_kernel():
             n = text.count(call) - text.count(f"def {call}")
             if n:
                 readers.setdefault(call, {})[path.name] = n
-    # play_roll, play_heuristic_roll and play_bonus; the learned look-ahead; the game loop, after its own
-    # fast segment searches
-    assert readers["after_segment("] == {"turn.py": 4, "choice.py": 1, "game_loop.py": 1}
+    # finish_roll (play_roll's second half) and play_bonus; the learned look-ahead and the rollouts'
+    # deeper trial player (what follows its candidate plays); the game loop, after its own fast segment
+    # searches
+    assert readers["after_segment("] == {"turn.py": 3, "choice.py": 1, "lookahead.py": 1, "game_loop.py": 1}
     assert readers["bonus_die_rolled("] == {"turn.py": 1}
     assert readers["choose_and_play_double("] == {"turn.py": 1}
     assert readers["choose_double("] == {"choice.py": 1}  # inside choose_and_play_double

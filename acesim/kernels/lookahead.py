@@ -36,13 +36,15 @@ from acesim.kernels.game_loop import points_won
 from acesim.kernels.layout import (
     BOARD_DTYPE,
     BOARD_SIZE,
+    MAX_SEGMENT,
     N_CHECKERS,
     OFF,
 )
 from acesim.kernels.net import M_OBJECTIVE, M_OUTPUTS, M_POINTS_SCALE, OBJECTIVE_POINTS, WIN_EQUITY
 from acesim.kernels.net import bounded_points, outputs, ranker_of
 from acesim.kernels.rng import STREAM_WORDS
-from acesim.kernels.sequence import ROLL_AGAIN, roll_sequence
+from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
+from acesim.kernels.sequence import BONUS, ROLL_AGAIN, after_segment, roll_sequence, still_on_roll
 from acesim.kernels.turn import MAX_OUTCOMES, N_ROLLS, ROLL_A, ROLL_B, ROLL_WEIGHT, play_bonus, play_heuristic_roll
 from acesim.kernels.turn import play_roll
 
@@ -321,3 +323,53 @@ def third_ply_value(board, rules, kind, width, choice_width, weights, again, bon
                                       value)
     _for_the_other_side(value)
     return ws, uniform
+
+
+@njit(cache=True)
+def deeper_segment(board, rules, seq, die_a, die_b, kind, width, choice_width, weights, keep, margin, choices, ws,
+                   uniform, out, sc, result):
+    """The play of roll ``(die_a, die_b)``'s segment from ``board`` chosen at ply 2, into ``result``.
+
+    Every distinct play is valued at ply 1 (``position_value``); the best
+    ``keep`` within ``margin`` of the best go one roll deeper
+    (``deeper_value``), and the best of those at ply 2 is the play (a
+    winning play wins at once).  The rollouts' deeper trial player: what
+    follows the segment is ``turn.finish_roll``'s, the double after a 1-2
+    chosen by the strategy's own search.  Returns ``(ws, uniform, dice in
+    the segment, dice used)``.
+    """
+    segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
+    n = segment_of(rules, die_a, die_b, False, segment)
+    while enumerate_plays(board, rules, segment, n, ws, out) == FULL:
+        ws = grown_workspace(ws)
+    first, stop, used = out[0], out[1], out[2]
+    count = stop - first
+    # the deeper values below search the workspace again: the plays are copied out first
+    boards = np.empty((count, BOARD_SIZE), dtype=BOARD_DTYPE)
+    for i in range(count):
+        boards[i] = ws.nodes[first + i]
+    step = after_segment(seq, die_a, die_b, False, n, used, False)
+    again, bonus_next = still_on_roll(step), step == BONUS
+    scores = np.empty(count)
+    value = np.zeros(N_VALUES)
+    best = 0
+    for i in range(count):
+        position_value(boards[i], rules, kind, weights, again, sc, value)
+        scores[i] = value[V_SCORE]
+        if scores[i] > scores[best]:
+            best = i
+    if count > 1 and boards[best][OFF] != N_CHECKERS:
+        order = np.argsort(-scores, kind="mergesort")  # best first, ties in the plays' order
+        top = scores[order[0]]
+        deep_best = -np.inf
+        for k in range(min(keep, count)):
+            i = order[k]
+            if scores[i] < top - margin:  # as analyses.hint.Filter keeps
+                break
+            ws, uniform = deeper_value(boards[i], rules, kind, width, choice_width, weights, again, bonus_next,
+                                       choices, ws, uniform, out, sc, value)
+            if k == 0 or value[V_SCORE] > deep_best:
+                deep_best = value[V_SCORE]
+                best = i
+    result[:] = boards[best]
+    return ws, uniform, n, used

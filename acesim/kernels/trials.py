@@ -4,7 +4,9 @@ A trial plays the position to the end (or for ``truncate`` rolls, then asks
 the network) with both sides played by one strategy, and returns the result
 for the side on roll at the start (side 0).  Each roll is the game loop's
 (``turn.play_roll``: the 1-2's double, extra rolls, forfeits, the end at 15
-off) and a won game scores ``game.points_won``.
+off) and a won game scores ``game.points_won``.  A deeper trial player
+chooses each segment's play at ply 2 (``lookahead.deeper_segment``) and
+``turn.finish_roll`` plays what follows it.
 
 Trial ``g`` takes its streams as game ``g`` of ``game.play_games`` does, so
 every candidate of a rollout sees the same dice in trial ``g`` (common dice,
@@ -35,12 +37,12 @@ from acesim.kernels.game_loop import GAMES_PER_BLOCK, points_won
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE, R_STAKES_DOUBLE_ON_1_2
 from acesim.kernels.evaluate import N_FEATURES
 from acesim.kernels.lookahead import N_VALUES, V_EQUITY, V_POINTS, V_WIN, heuristic_roll_values, position_value
-from acesim.kernels.lookahead import roll_values
+from acesim.kernels.lookahead import deeper_segment, roll_values
 from acesim.kernels.memory import Memory
 from acesim.kernels.net import ranker_of
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
 from acesim.kernels.sequence import GAME_OVER, ROLL_AGAIN, is_one_two, roll_sequence
-from acesim.kernels.turn import MAX_OUTCOMES, N_ROLLS, ROLL_WEIGHT, play_roll, roll_index
+from acesim.kernels.turn import MAX_OUTCOMES, N_ROLLS, ROLL_WEIGHT, finish_roll, play_roll, roll_index
 
 # Columns of a trial's row.
 X_POINTS, X_WIN, X_LUCK_POINTS, X_LUCK_WIN, X_ROLLS, X_END = range(6)
@@ -95,7 +97,8 @@ def _luck(board, rules, kind, width, choice_width, weights, luck_plays, ranker, 
 
 
 @njit(cache=True)
-def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_cap, luck_plays, memory, rows):
+def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_cap, luck_plays, deeper, memory,
+                   rows):
     """Trials ``first_trial ..`` of the position ``start`` (side 0 on roll, its view) into ``rows``.
 
     Seat 0
@@ -103,7 +106,9 @@ def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_
     stops after that many rolls and values the position with the network
     (seat 0's weights, which must be a network; so must they for
     ``luck_plays`` other than ``LUCK_OFF``).  A trial longer than ``turn_cap`` turns is valued the same
-    way and marked ``END_CAPPED``.  Returns the memory.
+    way and marked ``END_CAPPED``.  ``deeper = (keep, margin)`` with ``keep`` > 0 plays every segment
+    of the trials at ply 2 (``lookahead.deeper_segment``), the network's weights in both seats.
+    Returns the memory.
     """
     kinds, widths, weights = seats.kinds, seats.widths, seats.weights
     ws, uniform, out, sc = memory
@@ -117,6 +122,8 @@ def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_
     value = np.zeros(N_VALUES)
     luck = np.zeros(2)
     ranker = np.zeros(N_FEATURES)
+    played = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    keep, margin = deeper
     outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
     steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
     first_block = first_trial // GAMES_PER_BLOCK
@@ -145,8 +152,15 @@ def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_
                 luck_win += sign * luck[1]
             if stakes_on and is_one_two(a, b):
                 stakes += 1
-            ws, uniform, _, _, _ = play_roll(board, rules, seq, a, b, kind, width, choice_width, w, dice, choices,
-                                             ws, uniform, out, sc, False, outcomes, steps)
+            if keep > 0:
+                ws, uniform, n, used = deeper_segment(board, rules, seq, a, b, kind, width, choice_width, w, keep,
+                                                      margin, choices, ws, uniform, out, sc, played)
+                board[:] = played
+                ws, uniform, _, _, _ = finish_roll(board, rules, seq, a, b, n, used, kind, width, choice_width, w,
+                                                   dice, choices, ws, uniform, out, sc, False, outcomes, steps)
+            else:
+                ws, uniform, _, _, _ = play_roll(board, rules, seq, a, b, kind, width, choice_width, w, dice,
+                                                 choices, ws, uniform, out, sc, False, outcomes, steps)
             step = steps[0]
             if step == GAME_OVER:
                 end = END_WON

@@ -16,10 +16,13 @@ Callers that play a game draw the double of ``roll-die`` from the dice
 stream; callers that value a roll (``expected``) play each of the six
 doubles instead, and weight the six results equally.
 
-``play_heuristic_roll`` is ``play_roll`` of a heuristic for a caller that
-plays many rolls from one scratch: the segment searched with the search
-arrays the caller took out of the scratch once (``choice.search_arrays``),
-as the game loop does, then the same two steps.
+``finish_roll`` is ``play_roll``'s second half, what follows a segment,
+for the kernels that search the segment their own way:
+``play_heuristic_roll``, ``play_roll`` of a heuristic for a caller that
+plays many rolls from one scratch (the segment searched with the search
+arrays the caller took out of the scratch once, ``choice.search_arrays``,
+as the game loop does), and the rollouts' deeper trial player
+(``lookahead.deeper_segment``).
 
 The 21 distinct rolls and their weights are the table below, also the one
 table every roll valuation reads.
@@ -95,6 +98,24 @@ def play_bonus(board, rules, seq, kind, width, choice_width, weights, dice, choi
 
 
 @njit(cache=True, inline="always")
+def finish_roll(board, rules, seq, die_a, die_b, n, used, kind, width, choice_width, weights, dice, choices, ws,
+                uniform, out, sc, expected, outcomes, steps):
+    """What follows roll ``(die_a, die_b)``'s segment, its ``n`` dice played on ``board`` (``used`` of them):
+    ``sequence.after_segment``'s word into ``steps[0]``, or the double a 1-2 earns (``play_bonus``).
+
+    The second half of ``play_roll`` (see there for the arguments and what it returns), for the
+    callers that play the segment by another search than the strategy's own.
+    """
+    step = after_segment(seq, die_a, die_b, False, n, used, board[OFF] == N_CHECKERS)
+    if step == BONUS:
+        ws, uniform, count, chosen, lost = play_bonus(board, rules, seq, kind, width, choice_width, weights, dice,
+                                                      choices, ws, uniform, out, sc, expected, outcomes, steps)
+        return ws, uniform, count, chosen, lost + n - used
+    steps[0] = step
+    return ws, uniform, 1, 0, n - used
+
+
+@njit(cache=True, inline="always")
 def play_roll(board, rules, seq, die_a, die_b, kind, width, choice_width, weights, dice, choices, ws, uniform, out,
               sc, expected, outcomes, steps):
     """Play roll ``(die_a, die_b)`` on ``board`` in place by strategy ``kind``, and the double a 1-2 earns.
@@ -116,13 +137,8 @@ def play_roll(board, rules, seq, die_a, die_b, kind, width, choice_width, weight
     """
     ws, uniform, n, used = play_dice(board, rules, die_a, die_b, False, kind, width, weights, choices, ws, uniform,
                                      out, sc)
-    step = after_segment(seq, die_a, die_b, False, n, used, board[OFF] == N_CHECKERS)
-    if step == BONUS:
-        ws, uniform, count, chosen, lost = play_bonus(board, rules, seq, kind, width, choice_width, weights, dice,
-                                                      choices, ws, uniform, out, sc, expected, outcomes, steps)
-        return ws, uniform, count, chosen, lost + n - used
-    steps[0] = step
-    return ws, uniform, 1, 0, n - used
+    return finish_roll(board, rules, seq, die_a, die_b, n, used, kind, width, choice_width, weights, dice, choices,
+                       ws, uniform, out, sc, expected, outcomes, steps)
 
 
 @njit(cache=True, inline="always")
@@ -138,11 +154,5 @@ def play_heuristic_roll(board, rules, seq, die_a, die_b, width, choice_width, we
     if not found:
         ws, used, _ = exhaustive_play(board, rules, sc.segment, n, ws, out, weights, sc, sc.play)
         board[:] = sc.play
-    step = after_segment(seq, die_a, die_b, False, n, used, board[OFF] == N_CHECKERS)
-    if step == BONUS:
-        ws, uniform, count, chosen, lost = play_bonus(board, rules, seq, LINEAR, width, choice_width, weights,
-                                                      choices, choices, ws, uniform, out, sc, expected, outcomes,
-                                                      steps)
-        return ws, uniform, count, chosen, lost + n - used
-    steps[0] = step
-    return ws, uniform, 1, 0, n - used
+    return finish_roll(board, rules, seq, die_a, die_b, n, used, LINEAR, width, choice_width, weights, choices,
+                       choices, ws, uniform, out, sc, expected, outcomes, steps)

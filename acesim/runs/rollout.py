@@ -59,6 +59,8 @@ from acesim.kernels.sequence import after_segment, roll_sequence, still_on_roll
 BATCH = 1296  # every first and second roll once
 # Whose play of each of the 21 rolls the network values to measure a roll's luck (``kernels.trials``).
 LUCK_PLAYS = {"heuristic": RK.LUCK_HEURISTIC, "player": RK.LUCK_PLAYER}
+# With trial_ply 2, the plays of a trial's segment that go one roll deeper: the best 4 within 0.10 at ply 1.
+TRIAL_FILTER = Filter(4, 0.10)
 # Every trial's row (48 bytes) is kept for the paired differences: 4 * 10**7 rows, 1.9 GB, whatever
 # the split into candidates (10**10 trials were accepted, and built 7.7 million tasks before the first).
 MAX_TRIAL_ROWS = 4 * 10**7
@@ -183,7 +185,7 @@ def candidate_plays(rules: Ruleset, position: Position, dice, strategy: Strategy
     return [(s.label, s.double) for s in _starts(rules, position, dice, strategy, choice)]
 
 
-def _trials(rules, rules_array, spec, boards, negate, seed, first, n, truncate, turn_cap, luck):
+def _trials(rules, rules_array, spec, boards, negate, seed, first, n, truncate, turn_cap, luck, deeper):
     """One task: trials ``first .. first + n - 1`` of every start; rows per start (side on roll at the start)."""
     strategy = as_strategy(spec).for_rules(rules)
     seats = lowered(strategy, strategy)
@@ -196,8 +198,8 @@ def _trials(rules, rules_array, spec, boards, negate, seed, first, n, truncate, 
             rows[:, RK.X_POINTS] = _won_points(board, rules_array)
             rows[:, RK.X_WIN] = 1.0
         else:
-            memory = RK.rollout_trials(board, rules_array, seats, keys, first, truncate, turn_cap, luck, memory,
-                                       rows)
+            memory = RK.rollout_trials(board, rules_array, seats, keys, first, truncate, turn_cap, luck, deeper,
+                                       memory, rows)
         if flip_result:
             rows[:, RK.X_POINTS] *= -1
             rows[:, RK.X_WIN] = 1.0 - rows[:, RK.X_WIN]
@@ -313,13 +315,16 @@ def rollout(
     turn_cap: int = DEFAULT_TURN_CAP,
     on_progress: Callable[[int, float], None] | None = None,
     luck_plays: str = "heuristic",
+    trial_ply: int = 1,
 ) -> Rollout:
     """Roll out ``position`` (or the candidate plays of ``dice``); see the module docstring.
 
     ``reduce`` defaults to on for a learned strategy; a heuristic has no
     network to measure luck or to value a truncated trial, so it refuses
     both.  ``luck_plays`` (a key of ``LUCK_PLAYS``) is whose play of each
-    roll the network values for the luck.  ``on_progress(trials, half-width)`` is called after every task
+    roll the network values for the luck.  ``trial_ply`` 2 plays every
+    segment of the trials at ply 2 (the best ``TRIAL_FILTER`` keeps at ply 1,
+    one roll deeper), for a network strategy.  ``on_progress(trials, half-width)`` is called after every task
     with the trials it played of each candidate and the widest points
     interval's half-width so far.
     """
@@ -350,6 +355,12 @@ def rollout(
     if luck_plays not in LUCK_PLAYS:
         raise AcesimError(f"luck plays must be one of {', '.join(LUCK_PLAYS)}, got {luck_plays!r}")
     luck = LUCK_PLAYS[luck_plays] if reduce else RK.LUCK_OFF
+    if trial_ply not in (1, 2):
+        raise AcesimError(f"the trials' ply must be 1 (the network's value of each play) or 2 (one roll deeper), "
+                          f"got {trial_ply}")
+    if trial_ply == 2 and not learned:
+        raise AcesimError(f"trials at ply 2 look one roll deeper with a network; {strategy.spec!r} has none")
+    deeper = (TRIAL_FILTER.count, float(TRIAL_FILTER.margin)) if trial_ply == 2 else (0, 0.0)
     if truncate and not learned:
         raise AcesimError(f"a truncated rollout ends on a network's value; {strategy.spec!r} has none")
     starts = _starts(rules, position, dice, strategy, choice)
@@ -367,7 +378,7 @@ def rollout(
             batch = min(trials - done, BATCH if until_ci is not None else per_task * ROUND)
             tasks = [
                 (rules, array, strategy.spec, boards, negate, seed, first, min(per_task, done + batch - first),
-                 truncate, turn_cap, luck)
+                 truncate, turn_cap, luck, deeper)
                 for first in range(done, done + batch, per_task)
             ]
 
@@ -399,7 +410,8 @@ def rollout(
     return Rollout(frame, _outcomes(starts, merged), {
         "rules": rules.name, "strategy": strategy.spec, "position": position.to_id(),
         "dice": list(parse_dice(dice)) if dice is not None else None, "trials": int(ys.shape[0]),
-        "truncate": truncate, "reduce": bool(reduce), "luck_plays": luck_plays if reduce else None, "seed": seed,
+        "truncate": truncate, "reduce": bool(reduce), "luck_plays": luck_plays if reduce else None,
+        "trial_ply": trial_ply, "seed": seed,
         "seconds": time.perf_counter() - start,
         "until_ci": until_ci, "stopped": stopped or STOP_CAP, "max_trials": trials,
         "widest": float((frame["points_high"] - frame["points"]).max()),
@@ -422,6 +434,7 @@ def format_rollout(result: Rollout, width: int = WIDTH) -> str:
     a, frame = result.attrs, result.candidates
     method = f"luck-reduced by the {a['luck_plays']}'s plays" if a["reduce"] else "plain"
     cut = f", truncated after {a['truncate']} rolls" if a["truncate"] else ""
+    cut += ", trials at ply 2" if a.get("trial_ply") == 2 else ""
     dice = f"; dice {a['dice'][0]}-{a['dice'][1]}" if a["dice"] else ""
     lines = textwrap.wrap(
         f"Rollout: rules {a['rules']}; strategy {a['strategy']}; position {a['position']}{dice}; "
