@@ -32,7 +32,7 @@ from acesim.kernels.plays import (
     segment_of,
 )
 from acesim.runs import simulate as sim
-from acesim.runs.rollout import LUCK_PLAYS, rollout
+from acesim.runs.rollout import check_luck_plays, rollout
 
 
 PASSES = 7
@@ -435,8 +435,7 @@ def bench_rollout(n_positions: int, trials: int, seed: int, workers: int, markdo
     is the plain trials/s that would reach the same width.
     """
     for way in luck_plays:
-        if way not in LUCK_PLAYS:
-            raise AcesimError(f"luck plays must be among {', '.join(LUCK_PLAYS)}, got {way!r}")
+        check_luck_plays(way)  # before the first rollout, not after it
     ways = (None,) + tuple(luck_plays)
     lines = []
     for name, ruleset in PRESETS.items():

@@ -59,6 +59,14 @@ from acesim.kernels.sequence import after_segment, roll_sequence, still_on_roll
 BATCH = 1296  # every first and second roll once
 # Whose play of each of the 21 rolls the network values to measure a roll's luck (``kernels.trials``).
 LUCK_PLAYS = {"heuristic": RK.LUCK_HEURISTIC, "player": RK.LUCK_PLAYER}
+
+
+def check_luck_plays(name: str) -> None:
+    """A one-line error unless ``name`` is a way of measuring luck (a key of ``LUCK_PLAYS``)."""
+    if name not in LUCK_PLAYS:
+        raise AcesimError(f"luck plays must be one of {', '.join(LUCK_PLAYS)}, got {name!r}")
+
+
 # With trial_ply 2, the plays of a trial's segment that go one roll deeper: the best 4 within 0.10 at ply 1.
 TRIAL_FILTER = Filter(4, 0.10)
 # Every trial's row (48 bytes) is kept for the paired differences: 4 * 10**7 rows, 1.9 GB, whatever
@@ -352,8 +360,7 @@ def rollout(
         reduce = learned
     if reduce and not learned:
         raise AcesimError(f"variance reduction needs a network to measure luck; {strategy.spec!r} has none")
-    if luck_plays not in LUCK_PLAYS:
-        raise AcesimError(f"luck plays must be one of {', '.join(LUCK_PLAYS)}, got {luck_plays!r}")
+    check_luck_plays(luck_plays)
     luck = LUCK_PLAYS[luck_plays] if reduce else RK.LUCK_OFF
     if trial_ply not in (1, 2):
         raise AcesimError(f"the trials' ply must be 1 (the network's value of each play) or 2 (one roll deeper), "
