@@ -7,6 +7,11 @@ holds a cached function, not to kernels it calls from other files, so an edit
 to ``board.py`` would leave ``plays.py`` running stale machine code.  A digest
 of every kernel source guards the cache: when any kernel file changes, all
 cached kernels are dropped and compiled afresh.
+
+A kernel that calls another, not inlined, passes a constant argument as
+``np.int64(...)`` or ``np.bool_(...)``: Numba types a bare constant by its
+value (a literal type) and compiles the callee, and everything it calls, again
+for that value (``tests/test_compiled_once.py``).
 """
 
 import hashlib

@@ -460,7 +460,7 @@ def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
 @njit(cache=True)
 def _net_judged(board, rules, segment, n, width, again, ws, out, model, sc, result):
     """A doubles segment: the network judges the ``width`` best plays of the heuristic ranker."""
-    used, kept, lv, _, found = _beam(board, rules, segment, n, width, ranker_of(model), True, sc.beam,
+    used, kept, lv, _, found = _beam(board, rules, segment, n, width, ranker_of(model), np.bool_(True), sc.beam,
                                      sc.beam_scores, sc.beam_sums, sc.parent, sc.parent_sum, sc.child, sc.moves,
                                      result)
     if not found:
@@ -534,7 +534,7 @@ def linear_search(board, rules, segment, n, width, weights, node_sums, child, mo
                                 moves_after, pairs, result)
         return used, score, True
     if n > 2 and width > 0:
-        used, _, _, score, found = _beam(board, rules, segment, n, width, weights, False, beam, beam_scores,
+        used, _, _, score, found = _beam(board, rules, segment, n, width, weights, np.bool_(False), beam, beam_scores,
                                          beam_sums, parent, parent_sum, child, moves, result)
         return used, score, found
     return 0, 0.0, False

@@ -307,8 +307,8 @@ def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trac
                     ws, used, _ = exhaustive_play(board, rules, segment, n, ws, out, w, sc, play)
                     board[:] = play
             else:
-                ws, uniform, n, used = play_dice(board, rules, die_a, die_b, False, kind, width, w, choices, ws,
-                                                 uniform, out, sc)
+                ws, uniform, n, used = play_dice(board, rules, die_a, die_b, np.bool_(False), kind, width, w, choices,
+                                                 ws, uniform, out, sc)
             lost = n - used
             steps[0] = after_segment(seq, die_a, die_b, False, n, used, board[OFF] == N_CHECKERS)
             if steps[0] == BONUS:

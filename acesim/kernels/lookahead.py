@@ -172,8 +172,8 @@ def roll_values(board, rules, kind, width, choice_width, weights, choices, ws, u
     outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
     steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
     for r in range(N_ROLLS):
-        ws, uniform = _roll_value(board, rules, seq, ROLL_A[r], ROLL_B[r], False, kind, width, choice_width, weights,
-                                  choices, ws, uniform, out, sc, work, outcomes, steps, values[r])
+        ws, uniform = _roll_value(board, rules, seq, ROLL_A[r], ROLL_B[r], np.bool_(False), kind, width, choice_width,
+                                  weights, choices, ws, uniform, out, sc, work, outcomes, steps, values[r])
     return ws, uniform
 
 
@@ -197,7 +197,7 @@ def heuristic_roll_values(board, rules, ranker, width, choice_width, model, ws, 
         ws, uniform, count, _, _ = play_heuristic_roll(work, rules, seq, ROLL_A[r], ROLL_B[r], width, choice_width,
                                                        ranker, unused, ws, uniform, out, sc, arrays, True, outcomes,
                                                        steps)
-        _outcome_value(rules, LEARNED, model, count, work, outcomes, steps, sc, values[r])
+        _outcome_value(rules, np.int64(LEARNED), model, count, work, outcomes, steps, sc, values[r])
     return ws, uniform
 
 
@@ -247,8 +247,9 @@ def deeper_value(board, rules, kind, width, choice_width, weights, again, bonus_
         work = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
         outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
         steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
-        ws, uniform = _roll_value(board, rules, roll_sequence(rules), 1, 2, True, kind, width, choice_width, weights,
-                                  choices, ws, uniform, out, sc, work, outcomes, steps, value)
+        ws, uniform = _roll_value(board, rules, roll_sequence(rules), np.int64(1), np.int64(2), np.bool_(True), kind,
+                                  width, choice_width, weights, choices, ws, uniform, out, sc, work, outcomes, steps,
+                                  value)
         value[V_SCORE] = value[V_EQUITY]
         return ws, uniform
     if again:
@@ -266,13 +267,14 @@ def _deeper_roll_value(board, rules, seq, a, b, bonus_next, kind, width, choice_
     """``_roll_value`` one ply deeper: what the play of roll ``(a, b)`` leaves, valued at ply 2 (``deeper_value``)."""
     ws, uniform, count = _play_out(board, rules, seq, a, b, bonus_next, kind, width, choice_width, weights, choices,
                                    ws, uniform, out, sc, work, outcomes, steps)
+    no_bonus = np.bool_(False)
     if count == 1:
-        return deeper_value(work, rules, kind, width, choice_width, weights, steps[0] == ROLL_AGAIN, False, choices,
+        return deeper_value(work, rules, kind, width, choice_width, weights, steps[0] == ROLL_AGAIN, no_bonus, choices,
                             ws, uniform, out, sc, value)
     acc = np.zeros(N_VALUES)
     for d in range(count):
         ws, uniform = deeper_value(outcomes[d], rules, kind, width, choice_width, weights, steps[d] == ROLL_AGAIN,
-                                   False, choices, ws, uniform, out, sc, value)
+                                   no_bonus, choices, ws, uniform, out, sc, value)
         for k in range(N_VALUES):
             acc[k] += value[k] / 6.0
     value[:] = acc

@@ -63,6 +63,7 @@ def random_walk(start, rules, block_key, max_games, max_samples, memory, samples
     checked = np.zeros(3, dtype=np.int64)
     no_weights = np.zeros(0)
     seq = roll_sequence(rules)
+    kind, width = np.int64(RANDOM), np.int64(0)
     n = 0
     for _ in range(max_games):
         board[:] = start
@@ -76,16 +77,17 @@ def random_walk(start, rules, block_key, max_games, max_samples, memory, samples
                 samples[n, :] = board
                 sample_dice[n, 0], sample_dice[n, 1] = a, b
                 n += 1
-                ws, code = _check_segment(board, rules, a, b, False, ws, checked, sc.segment)
+                ws, code = _check_segment(board, rules, a, b, np.bool_(False), ws, checked, sc.segment)
                 if code != OK:
                     return n, code, Memory(ws, uniform, out, sc)
-                ws, uniform, _, chosen, _ = play_roll(board, rules, seq, a, b, RANDOM, 0, 0, no_weights, dice,
+                ws, uniform, _, chosen, _ = play_roll(board, rules, seq, a, b, kind, width, width, no_weights, dice,
                                                       choices, ws, uniform, out, sc, False, outcomes, steps)
                 if chosen and n < max_samples:  # outcomes[0]: the position the double was played from
                     samples[n, :] = outcomes[0]
                     sample_dice[n, 0], sample_dice[n, 1] = chosen, chosen
                     n += 1
-                    ws, code = _check_segment(outcomes[0], rules, chosen, chosen, True, ws, checked, sc.segment)
+                    ws, code = _check_segment(outcomes[0], rules, chosen, chosen, np.bool_(True), ws, checked,
+                                              sc.segment)
                     if code != OK:
                         return n, code, Memory(ws, uniform, out, sc)
                 if steps[0] == GAME_OVER:

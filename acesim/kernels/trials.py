@@ -78,8 +78,8 @@ def _luck(board, rules, kind, width, choice_width, weights, luck_plays, ranker, 
     """
     if luck_plays == LUCK_HEURISTIC:
         ranker[:] = ranker_of(weights)
-        ws, uniform = heuristic_roll_values(board, rules, ranker, HEURISTIC_WIDTH, HEURISTIC_WIDTH, weights, ws,
-                                            uniform, out, sc, values)
+        beam = np.int64(HEURISTIC_WIDTH)
+        ws, uniform = heuristic_roll_values(board, rules, ranker, beam, beam, weights, ws, uniform, out, sc, values)
     else:
         ws, uniform = roll_values(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc,
                                   values)
@@ -178,7 +178,7 @@ def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_
             rows[i, X_WIN] = 1.0 if side == 0 else 0.0
         else:
             # the side on roll's value by the network, stakes doublings so far included
-            position_value(board, rules, kinds[0], weights[0], True, sc, value)
+            position_value(board, rules, kinds[0], weights[0], np.bool_(True), sc, value)
             scale = float(1 << stakes)
             points, win = value[V_POINTS] * scale, value[V_WIN]
             if value[V_EQUITY] != value[V_EQUITY]:  # NaN: no network to ask

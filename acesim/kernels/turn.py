@@ -81,14 +81,14 @@ def play_bonus(board, rules, seq, kind, width, choice_width, weights, dice, choi
             for d in range(1, 7):
                 outcome = outcomes[d - 1]
                 outcome[:] = board
-                ws, uniform, n, used = play_dice(outcome, rules, d, d, True, kind, width, weights, choices, ws,
-                                                 uniform, out, sc)
+                ws, uniform, n, used = play_dice(outcome, rules, d, d, np.bool_(True), kind, width, weights, choices,
+                                                 ws, uniform, out, sc)
                 steps[d - 1] = after_segment(seq, d, d, True, n, used, outcome[OFF] == N_CHECKERS)
             return ws, uniform, MAX_OUTCOMES, 0, 0
         outcomes[0, :] = board
         chosen = die(dice)
-        ws, uniform, n, used = play_dice(board, rules, chosen, chosen, True, kind, width, weights, choices, ws,
-                                         uniform, out, sc)
+        ws, uniform, n, used = play_dice(board, rules, chosen, chosen, np.bool_(True), kind, width, weights, choices,
+                                         ws, uniform, out, sc)
     else:
         outcomes[0, :] = board
         ws, uniform, chosen, n, used = choose_and_play_double(board, rules, kind, width, choice_width, weights,
@@ -135,8 +135,8 @@ def play_roll(board, rules, seq, die_a, die_b, kind, width, choice_width, weight
     doubles, each of probability 1/6 (``board`` then holds the position after
     the 1-2's segment).
     """
-    ws, uniform, n, used = play_dice(board, rules, die_a, die_b, False, kind, width, weights, choices, ws, uniform,
-                                     out, sc)
+    ws, uniform, n, used = play_dice(board, rules, die_a, die_b, np.bool_(False), kind, width, weights, choices, ws,
+                                     uniform, out, sc)
     return finish_roll(board, rules, seq, die_a, die_b, n, used, kind, width, choice_width, weights, dice, choices,
                        ws, uniform, out, sc, expected, outcomes, steps)
 
@@ -154,5 +154,5 @@ def play_heuristic_roll(board, rules, seq, die_a, die_b, width, choice_width, we
     if not found:
         ws, used, _ = exhaustive_play(board, rules, sc.segment, n, ws, out, weights, sc, sc.play)
         board[:] = sc.play
-    return finish_roll(board, rules, seq, die_a, die_b, n, used, LINEAR, width, choice_width, weights, choices,
-                       choices, ws, uniform, out, sc, expected, outcomes, steps)
+    return finish_roll(board, rules, seq, die_a, die_b, n, used, np.int64(LINEAR), width, choice_width, weights,
+                       choices, choices, ws, uniform, out, sc, expected, outcomes, steps)

@@ -337,10 +337,10 @@ def _set_start(board, scratch):
     """
     a = 0
     b = 0
-    occupied = 0
-    open_bits = 0
+    occupied = np.int64(0)  # int64 from the start: a literal 0 would compile ``_runs`` for it too
+    open_bits = np.int64(0)
     blots = 0
-    blot_bits = 0
+    blot_bits = np.int64(0)
     scratch[_HIT] = 0  # bearing off hits nothing
     for i in range(N_POINTS):
         v = np.int64(board[i])

@@ -1,0 +1,55 @@
+"""Each kernel is compiled once per argument types, never once per constant value.
+
+A kernel called from another with a constant argument (``play_dice(..., False,
+...)``, ``_runs(..., 0, ...)``) is typed by Numba with that constant's literal
+type and compiled again for it, with all it calls: before this was checked,
+such copies were a third of the minutes ``make install`` spends compiling.
+The callers pass such values as ``np.int64(...)`` or ``np.bool_(...)``
+(``acesim.kernels``).  This reads the signatures in Numba's cache, which
+``make install`` filled by playing through every entry point
+(``acesim.runs.warmup``), and the tests' own calls added to.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+from numba.core import types
+
+from acesim.kernels import cache_folder, cache_is_warm
+
+# Small kernels that call nothing costly: a copy per constant costs a fraction of a second to compile,
+# and may fold the constant into a hot loop (the reference enumerator's levels, a die's six faces).
+SMALL = {
+    "cube.cubeful_equity", "game_loop._note_roll", "game_loop.points_won", "net.encode", "net.equity_of",
+    "net.outputs", "plays._expand", "plays._expand_level", "plays._is_new", "plays._new_level", "plays._set_byte",
+    "plays.segment_of", "rng.below", "rng.seed_game_streams", "trials._roll",
+}
+
+
+def _cached_signatures() -> dict[str, list[tuple]]:
+    """Every cached kernel's compiled argument types, by ``module.function``, as Numba's cache index keeps them."""
+    found: dict[str, list[tuple]] = {}
+    for index in sorted(cache_folder().glob("*.nbi")):
+        with open(index, "rb") as f:
+            pickle.load(f)  # Numba's version
+            _, overloads = pickle.loads(f.read())
+        name = index.name.split("-")[0]
+        found.setdefault(name, []).extend(key[0] for key in overloads)
+    return found
+
+
+def test_no_kernel_is_compiled_for_a_constant_value():
+    assert cache_is_warm(), "the kernels are not compiled yet: run make install"
+    signatures = _cached_signatures()
+    assert len(signatures) > 50 and SMALL <= set(signatures)  # the index was read, with every layer's kernels
+    literal = sorted(
+        f"{name}{tuple(str(t) for t in args if isinstance(t, types.Literal))}"
+        for name, sigs in signatures.items()
+        if name not in SMALL
+        for args in sigs
+        if any(isinstance(t, types.Literal) for t in args)
+    )
+    assert not literal, (
+        "compiled for a constant (pass it as np.int64(...) or np.bool_(...)): " + "; ".join(literal)
+    )
