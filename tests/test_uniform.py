@@ -196,7 +196,7 @@ def _source_mismatches(boards, rules):
         blot_bits = blot_mask(board)
         for die in range(1, 7):
             for bar_entry_ok in (False, True):
-                rule_bits = move_rules(rules, 1, 1) & ~MR_BAR_ENTRY | (MR_BAR_ENTRY if bar_entry_ok else 0)
+                rule_bits = move_rules(rules, np.int64(1), np.int64(1)) & ~MR_BAR_ENTRY | (MR_BAR_ENTRY if bar_entry_ok else 0)
                 n = legal_moves(board, die, rule_bits, open_bits, blot_bits, occupied, moves)
                 expected = 0
                 for j in range(n):

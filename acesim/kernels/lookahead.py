@@ -135,7 +135,7 @@ def _play_out(board, rules, seq, a, b, bonus_next, kind, width, choice_width, we
     return ws, uniform, count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _roll_value(board, rules, seq, a, b, bonus_next, kind, width, choice_width, weights, choices, ws, uniform, out,
                 sc, work, outcomes, steps, value):
     """The ply-1 value, to the side on roll in ``board``, after its play of roll ``(a, b)`` (``_play_out``)."""
@@ -221,7 +221,7 @@ def _for_the_other_side(value):
     value[V_SCORE] = value[V_EQUITY]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def roll_average(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, value):
     """The mean over the 36 rolls of ``roll_values``: the side on roll's value one roll deeper."""
     values = np.zeros((N_ROLLS, N_VALUES))
@@ -261,7 +261,7 @@ def deeper_value(board, rules, kind, width, choice_width, weights, again, bonus_
     return ws, uniform
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _deeper_roll_value(board, rules, seq, a, b, bonus_next, kind, width, choice_width, weights, choices, ws, uniform,
                        out, sc, work, outcomes, steps, value):
     """``_roll_value`` one ply deeper: what the play of roll ``(a, b)`` leaves, valued at ply 2 (``deeper_value``)."""
@@ -281,7 +281,7 @@ def _deeper_roll_value(board, rules, seq, a, b, bonus_next, kind, width, choice_
     return ws, uniform
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def deeper_roll_average(board, rules, kind, width, choice_width, weights, choices, ws, uniform, out, sc, value):
     """``roll_average`` one ply deeper: the mean over the 36 rolls of ``_deeper_roll_value``."""
     seq = roll_sequence(rules)
@@ -290,8 +290,9 @@ def deeper_roll_average(board, rules, kind, width, choice_width, weights, choice
     steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
     values = np.zeros((N_ROLLS, N_VALUES))
     for r in range(N_ROLLS):
-        ws, uniform = _deeper_roll_value(board, rules, seq, ROLL_A[r], ROLL_B[r], False, kind, width, choice_width,
-                                         weights, choices, ws, uniform, out, sc, work, outcomes, steps, values[r])
+        ws, uniform = _deeper_roll_value(board, rules, seq, ROLL_A[r], ROLL_B[r], np.bool_(False), kind, width,
+                                         choice_width, weights, choices, ws, uniform, out, sc, work, outcomes, steps,
+                                         values[r])
     _roll_mean(values, value)
     return ws, uniform
 
@@ -312,8 +313,9 @@ def third_ply_value(board, rules, kind, width, choice_width, weights, again, bon
         work = np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE)
         outcomes = np.empty((MAX_OUTCOMES, BOARD_SIZE), dtype=BOARD_DTYPE)
         steps = np.zeros(MAX_OUTCOMES, dtype=np.int64)
-        ws, uniform = _deeper_roll_value(board, rules, roll_sequence(rules), 1, 2, True, kind, width, choice_width,
-                                         weights, choices, ws, uniform, out, sc, work, outcomes, steps, value)
+        ws, uniform = _deeper_roll_value(board, rules, roll_sequence(rules), np.int64(1), np.int64(2),
+                                         np.bool_(True), kind, width, choice_width, weights, choices, ws, uniform,
+                                         out, sc, work, outcomes, steps, value)
         value[V_SCORE] = value[V_EQUITY]
         return ws, uniform
     if again:

@@ -68,7 +68,7 @@ def _roll(g, k, dice):
     return r // 6 + 1, r % 6 + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _luck(board, rules, kind, width, choice_width, weights, luck_plays, ranker, choices, ws, uniform, out, sc, values,
           a, b, luck):
     """The luck of roll ``(a, b)`` for the side on roll in ``board``: ``luck[0]`` points, ``luck[1]`` wins.
