@@ -12,6 +12,11 @@ A kernel that calls another, not inlined, passes a constant argument as
 ``np.int64(...)`` or ``np.bool_(...)``: Numba types a bare constant by its
 value (a literal type) and compiles the callee, and everything it calls, again
 for that value (``tests/test_compiled_once.py``).
+
+Kernels take ``njit`` from ``acesim.kernels.jit``, which first puts a lock
+around Numba's cache files, so that processes compiling at once (the test
+suite's workers, a command's workers on a cold cache) never leave an index
+that names one signature's code for another's.
 """
 
 import hashlib

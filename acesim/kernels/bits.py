@@ -1,8 +1,10 @@
 """Bit counting on int64 masks, as single machine instructions (LLVM ctpop / cttz)."""
 
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
+
+from acesim.kernels.jit import njit
 
 
 @intrinsic

@@ -6,8 +6,8 @@ indices.  A move is a pair ``(src, dst)``: ``src`` is a point 1..24,
 """
 
 import numpy as np
-from numba import njit
 
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import (
     ACEY_DEUCEY_NONE,
     BAR,

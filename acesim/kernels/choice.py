@@ -45,7 +45,6 @@ play whatever its scores.  With finite scores the pick is the same.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from acesim.kernels import board as _board
 from acesim.kernels.board import blot_mask, die_played_alone, move_rules, open_mask
@@ -60,6 +59,7 @@ from acesim.kernels.evaluate import (
     tuple_score,
     update_summary,
 )
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import (
     BOARD_DTYPE,
     BOARD_SIZE,

@@ -25,8 +25,8 @@ These are plain functions of floats, apart from ``win_and_loss``, which asks
 a network; nothing here draws a random number.
 """
 
-from numba import njit
 
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import N_CHECKERS, OPP_OFF, R_SCORING, SCORING_GAMMONS, SCORING_PER_CHECKER
 from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, bounded_points, outputs
 

@@ -17,11 +17,11 @@ opening dice under ``opening = use``, which are never a double).
 """
 
 import numpy as np
-from numba import njit
 
 from acesim.kernels.board import flip, pip_count
 from acesim.kernels.evaluate import FEATURES, N_FEATURES, features
 from acesim.kernels.game_loop import T_BOARD, T_DIE_A, T_DIE_B, T_OPENING, T_SIDE
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE, N_CHECKERS, OFF, OPP_OFF
 from acesim.kernels.memory import Memory
 from acesim.kernels.net import NET_TAG, win_probability

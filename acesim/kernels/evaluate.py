@@ -10,9 +10,9 @@ waiting checkers).
 """
 
 import numpy as np
-from numba import njit
 
 from acesim.kernels.bits import lowest_set, popcount
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import (
     BAR,
     HOME_TOP,

@@ -12,11 +12,11 @@ and pairing (common random numbers) until the games themselves diverge.
 """
 
 import numpy as np
-from numba import njit
 
 from acesim.kernels.board import check_invariants, flip, pip_count
 from acesim.kernels.choice import LINEAR, RANDOM, exhaustive_play, quick_segment, search_arrays
 from acesim.kernels.cube import DROPPED, NO_DOUBLE, TAKEN, drop_points, offer
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import (
     BOARD_DTYPE,
     BOARD_SIZE,

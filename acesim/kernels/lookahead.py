@@ -27,12 +27,12 @@ values are its score with NaN for the rest, and it has no ply 2 or 3.
 """
 
 import numpy as np
-from numba import njit
 
 from acesim.kernels.board import flip
 from acesim.kernels.choice import LEARNED, scored_play, search_arrays
 from acesim.kernels.evaluate import summarize, summary_score
 from acesim.kernels.game_loop import points_won
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import (
     BOARD_DTYPE,
     BOARD_SIZE,

@@ -34,10 +34,10 @@ value) and the first layer adds only their rows.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from acesim.kernels.board import flip
 from acesim.kernels.evaluate import N_FEATURES, SUMMARY_SIZE, summarize, summary_features
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import (
     BAR,
     BOARD_DTYPE,

@@ -19,7 +19,6 @@ import sys
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from acesim.kernels.board import (
     apply_move,
@@ -30,6 +29,7 @@ from acesim.kernels.board import (
     occupied_mask,
     open_mask,
 )
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import (
     BAR,
     OPP_BAR,

@@ -10,10 +10,10 @@ way, not only the one played.
 """
 
 import numpy as np
-from numba import njit
 
 from acesim.kernels.board import OK, check_invariants, flip
 from acesim.kernels.choice import RANDOM
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE
 from acesim.kernels.memory import Memory
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of

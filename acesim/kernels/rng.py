@@ -13,7 +13,8 @@ A stream is a ``uint64[4]`` state array, advanced in place.
 """
 
 import numpy as np
-from numba import njit
+
+from acesim.kernels.jit import njit
 
 STREAM_WORDS = 4
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

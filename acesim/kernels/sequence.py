@@ -14,8 +14,8 @@ tuple of integers costs nothing to bind there, where an array costs atomic
 reference counting.
 """
 
-from numba import njit
 
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import (
     ACEY_DEUCEY_NONE,
     ACEY_DEUCEY_ROLL_DIE,

@@ -18,7 +18,6 @@ active inputs.  A game that reaches the turn cap teaches nothing.
 """
 
 import numpy as np
-from numba import njit
 
 from acesim.kernels.choice import LEARNED, Seats
 from acesim.kernels.game_loop import (
@@ -31,6 +30,7 @@ from acesim.kernels.game_loop import (
     WINNER,
     play_game,
 )
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE
 from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, bounded_points, encode, forward, sgd_step
 from acesim.kernels.rng import STREAM_WORDS, seed_game_streams

@@ -30,10 +30,10 @@ rolls' own distribution); the rolled double's own luck is not subtracted.
 """
 
 import numpy as np
-from numba import njit
 
 from acesim.kernels.board import check_invariants, flip
 from acesim.kernels.game_loop import GAMES_PER_BLOCK, points_won
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE, R_STAKES_DOUBLE_ON_1_2
 from acesim.kernels.evaluate import N_FEATURES
 from acesim.kernels.lookahead import N_VALUES, V_EQUITY, V_POINTS, V_WIN, heuristic_roll_values, position_value

@@ -29,9 +29,9 @@ table every roll valuation reads.
 """
 
 import numpy as np
-from numba import njit
 
 from acesim.kernels.choice import LINEAR, choose_and_play_double, exhaustive_play, play_segment, quick_segment
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import N_CHECKERS, OFF
 from acesim.kernels.rng import die
 from acesim.kernels.sequence import BONUS, after_segment, bonus_die_rolled

@@ -84,7 +84,7 @@ scratch (``grown_uniform_scratch``) and call again, as ``play_uniform`` does.
 """
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
 
@@ -100,6 +100,7 @@ from acesim.kernels.board import (
     legal_sources,
     move_rules,
 )
+from acesim.kernels.jit import njit
 from acesim.kernels.layout import (
     BAR,
     BOARD_DTYPE,
