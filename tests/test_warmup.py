@@ -59,9 +59,19 @@ def test_warmup_if_cold_does_nothing_on_a_warm_cache(capsys, monkeypatch):
         warmup.main(["--now"])
 
 
-def test_warmup_runs_every_step_and_says_each(monkeypatch):
-    ran = []
-    monkeypatch.setattr(warmup, "_steps", lambda: [(n, lambda n=n: ran.append(n)) for n in ("a", "b")])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_warmup_runs_every_step_once_and_says_each(monkeypatch, tmp_path, workers):
+    """Every step runs once, in one process or the groups side by side in two, and each is said."""
+    def step(name):
+        return lambda: (tmp_path / name).open("a").write("ran ")  # a file: the steps may run in workers
+
+    monkeypatch.setattr(warmup, "STEPS", {n: step(n) for n in "abcd"})
+    monkeypatch.setattr(warmup, "GROUPS", (("a", "b"), ("c", "d")))
     said = []
-    warmup.warm(said.append)
-    assert ran == ["a", "b"] and [s.split(":")[0].strip() for s in said] == ["a", "b"]
+    warmup.warm(said.append, workers)
+    assert sorted(s.split(":")[0].strip() for s in said) == list("abcd")
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == {n: "ran " for n in "abcd"}
+
+
+def test_the_groups_hold_every_step_once():
+    assert sorted(n for group in warmup.GROUPS for n in group) == sorted(warmup.STEPS)

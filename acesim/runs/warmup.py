@@ -6,9 +6,9 @@ compiled the first time a run calls it: the README's first ``simulate`` took
 runs ``python -m acesim.runs.warmup`` after installing, which plays a few games
 through every entry point a command has (games of each kind of player, the
 cube, traces and per-roll luck, the equity fit, hint and rollout, legal
-plays, the random walk, training), in this one process: the cache it fills is
-the one every later process reads (``acesim/kernels/__pycache__``, or
-``NUMBA_CACHE_DIR``).  A command that finds the cache cold says so in one line
+plays, the random walk, training), in two groups on two cores when there
+are: the cache they fill is the one every later process reads
+(``acesim/kernels/__pycache__``, or ``NUMBA_CACHE_DIR``).  A command that finds the cache cold says so in one line
 (``kernels.cache_is_warm``) before it compiles.
 """
 
@@ -20,6 +20,8 @@ import warnings
 from collections.abc import Callable
 
 from acesim.analyses.hint import hint
+from acesim.common.cluster import backend_for
+from acesim.common.tasks import default_workers, map_tasks
 from acesim.engine.moves import legal_plays
 from acesim.engine.position import Position
 from acesim.engine.rules import Ruleset
@@ -32,44 +34,72 @@ from acesim.runs.report import PARTS, analysis_plan, build
 from acesim.runs.rollout import rollout
 
 
-def _steps() -> list[tuple[str, Callable[[], object]]]:
-    european, backgammon = Ruleset.preset("european"), Ruleset.preset("backgammon")
-    cube = european.with_overrides({"cube": "money"})
-
-    def games() -> None:
-        for a, b in (("expert", "random"), ("learned:european", "racer"), ("learned:european@full", "expert")):
-            plan = simulate.make_plan([european, cube], load_strategy(a), load_strategy(b), 2, 1)
-            simulate.run(plan, workers=1)
-
-    def analyses() -> None:
-        build(analysis_plan("report", PARTS, AnalysisOptions("european", games=12, equity_games=12, luck_games=3,
-                                                             ladder_games=1)))
-
-    def positions() -> None:
-        for rules in (european, backgammon):
-            start = Position.start(rules.start)
-            hint(rules, start, "1-2", ply=2)
-            legal_plays(rules, start, (6, 3))
-            sample_positions(rules, 20, 1)
-        rollout(backgammon, Position.start("backgammon"), 36, dice="3-1", candidates=2, truncate=2)
-        rollout(european, Position.start("off-board"), 36, workers=1)
-
-    def training() -> None:
-        learned.train(european, 2, 1, eval_every=0, workers=1)
-
-    return [("games", games), ("analyses", analyses), ("positions", positions), ("training", training)]
+EUROPEAN, BACKGAMMON = Ruleset.preset("european"), Ruleset.preset("backgammon")
 
 
-def warm(say: Callable[[str], None] = lambda line: None) -> float:
-    """Run every step once in this process; return the seconds it took."""
-    began = time.perf_counter()
+def _games() -> None:
+    cube = EUROPEAN.with_overrides({"cube": "money"})
+    for a, b in (("expert", "random"), ("learned:european", "racer"), ("learned:european@full", "expert")):
+        plan = simulate.make_plan([EUROPEAN, cube], load_strategy(a), load_strategy(b), 2, 1)
+        simulate.run(plan, workers=1)
+
+
+def _analyses() -> None:
+    build(analysis_plan("report", PARTS, AnalysisOptions("european", games=12, equity_games=12, luck_games=3,
+                                                         ladder_games=1)))
+
+
+def _positions() -> None:
+    for rules in (EUROPEAN, BACKGAMMON):
+        start = Position.start(rules.start)
+        hint(rules, start, "1-2", ply=2)
+        legal_plays(rules, start, (6, 3))
+        sample_positions(rules, 20, 1)
+    rollout(BACKGAMMON, Position.start("backgammon"), 36, dice="3-1", candidates=2, truncate=2)
+    rollout(EUROPEAN, Position.start("off-board"), 36, workers=1)
+
+
+def _training() -> None:
+    learned.train(EUROPEAN, 2, 1, eval_every=0, workers=1)
+
+
+STEPS: dict[str, Callable[[], None]] = {"games": _games, "analyses": _analyses, "positions": _positions,
+                                        "training": _training}
+# Two groups, one per core, each holding the steps that share kernels compiled once and read
+# from the cache by the next step (the game loop's; the look-ahead's and the rollout trials'),
+# balanced by their cold times (docs/performance-log.md).  Two processes may write one kernel's
+# cache at once: acesim.kernels.jit locks Numba's cache files.
+GROUPS = (("games", "analyses", "training"), ("positions",))
+
+
+def _run_steps(names: tuple[str, ...]) -> list[tuple[str, float]]:
+    """Run the named steps in this process; each one's seconds."""
+    done = []
     with warnings.catch_warnings():
         # a dozen games give degenerate samples (a zero spread); only the compiling matters here
         warnings.simplefilter("ignore", RuntimeWarning)
-        for name, step in _steps():
-            t = time.perf_counter()
-            step()
-            say(f"  {name}: {time.perf_counter() - t:.0f} s")
+        for name in names:
+            began = time.perf_counter()
+            STEPS[name]()
+            done.append((name, time.perf_counter() - began))
+    return done
+
+
+def warm(say: Callable[[str], None] = lambda line: None, workers: int | None = None) -> float:
+    """Run every step once, the groups side by side on up to ``workers`` processes (every core, at
+    most one per group, when None); return the seconds it took."""
+    began = time.perf_counter()
+    n = min(len(GROUPS), workers or default_workers())
+
+    def said(_: int, done: list[tuple[str, float]]) -> None:
+        for name, seconds in done:
+            say(f"  {name}: {seconds:.0f} s")
+
+    if n == 1:
+        said(0, _run_steps(tuple(name for group in GROUPS for name in group)))
+    else:
+        with backend_for(n) as backend:
+            map_tasks(_run_steps, [(group,) for group in GROUPS], backend, said)
     return time.perf_counter() - began
 
 
