@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pickle
+from pathlib import Path
+
 from hypothesis import strategies as st
 
 from acesim.engine.position import Position
@@ -51,3 +54,11 @@ def knob_mixes():
     return st.fixed_dictionaries(knobs).filter(
         lambda k: not (k["acey_deucey"] == "none" and k["acey_deucey_extra_roll"])
     )
+
+
+def cache_index(index: Path) -> dict:
+    """A Numba cache index file's entries: each key (its first item the argument types) to its data file's name."""
+    with open(index, "rb") as f:
+        pickle.load(f)  # Numba's version
+        _, overloads = pickle.loads(f.read())
+    return overloads

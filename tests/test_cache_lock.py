@@ -21,6 +21,8 @@ from pathlib import Path
 
 from numba.core.typing.templates import Signature
 
+from tests.helpers import cache_index
+
 TYPES = ("1", "1.5", "1j")
 
 KERNEL = """
@@ -70,11 +72,8 @@ print(toy.twice(eval(sys.argv[5])))
 def _entries(cache: Path) -> list[tuple[tuple, tuple]]:
     """Each index entry's types, with the types of the code its data file holds."""
     (index,) = cache.rglob("toy.twice-*.nbi")
-    with open(index, "rb") as f:
-        pickle.load(f)  # Numba's version
-        _, overloads = pickle.loads(f.read())
     found = []
-    for key, name in overloads.items():
+    for key, name in cache_index(index).items():
         data = pickle.loads((index.parent / name).read_bytes())
         held = next(x for x in _walk(data) if isinstance(x, Signature))
         found.append((tuple(key[0]), tuple(held.args)))

@@ -12,11 +12,10 @@ The callers pass such values as ``np.int64(...)`` or ``np.bool_(...)``
 
 from __future__ import annotations
 
-import pickle
-
 from numba.core import types
 
 from acesim.kernels import cache_folder, cache_is_warm
+from tests.helpers import cache_index
 
 # Small kernels that call nothing costly: a copy per constant costs a fraction of a second to compile,
 # and may fold the constant into a hot loop (the reference enumerator's levels, a die's six faces).
@@ -31,11 +30,8 @@ def _cached_signatures() -> dict[str, list[tuple]]:
     """Every cached kernel's compiled argument types, by ``module.function``, as Numba's cache index keeps them."""
     found: dict[str, list[tuple]] = {}
     for index in sorted(cache_folder().glob("*.nbi")):
-        with open(index, "rb") as f:
-            pickle.load(f)  # Numba's version
-            _, overloads = pickle.loads(f.read())
         name = index.name.split("-")[0]
-        found.setdefault(name, []).extend(key[0] for key in overloads)
+        found.setdefault(name, []).extend(key[0] for key in cache_index(index))
     return found
 
 

@@ -4,7 +4,7 @@ compile at the same time.
 Numba keeps a kernel's cache as an index (types -> data file name) and numbered data files, written in separate
 steps with no lock (numba/numba#10128).  Two processes that compile the same kernel for different types at once
 can both read the index before either writes it, both take data file 1, and leave an index that names, for one
-types, the code compiled for the other's: a later process loads it and runs code built for other types.  The
+signature, the code compiled for the other's: a later process loads it and runs code built for other types.  The
 test suite's two workers do exactly this when they compile the tests' own signatures, and the commands'
 workers can whenever the cache is cold.  Each read and write of a kernel's index and data files here holds a
 lock on the cache folder (``fcntl.flock``; shared to read, exclusive to write), for the milliseconds of file
@@ -20,6 +20,11 @@ from collections.abc import Iterator
 from numba import njit
 from numba.core import caching
 
+try:
+    import fcntl
+except ImportError:  # no POSIX locks (Windows): Numba's own behaviour
+    fcntl = None
+
 __all__ = ["njit"]
 
 LOCK_NAME = "cache.lock"
@@ -27,10 +32,6 @@ LOCK_NAME = "cache.lock"
 
 @contextlib.contextmanager
 def _cache_lock(folder: str | None, exclusive: bool) -> Iterator[None]:
-    try:
-        import fcntl
-    except ImportError:  # no POSIX locks: Numba's own behaviour
-        fcntl = None
     if fcntl is None or folder is None:  # or a Numba that names its cache folder otherwise
         yield
         return
