@@ -14,7 +14,11 @@ from __future__ import annotations
 
 from numba.core import types
 
+from acesim.engine.games import play_games
+from acesim.engine.rules import Ruleset
+from acesim.engine.strategies import load_strategy
 from acesim.kernels import cache_folder, cache_is_warm
+from acesim.runs import warmup
 from tests.helpers import cache_index
 
 # Small kernels that call nothing costly: a copy per constant costs a fraction of a second to compile,
@@ -49,3 +53,17 @@ def test_no_kernel_is_compiled_for_a_constant_value():
     assert not literal, (
         "compiled for a constant (pass it as np.int64(...) or np.bool_(...)): " + "; ".join(literal)
     )
+
+
+def test_the_warmups_first_stage_compiles_the_searches_for_the_types_the_games_pass():
+    """``make install`` compiles the searches by calling them directly (``warmup.STAGES``' first stage),
+    then plays games that link them; were the direct calls' types not the game loop's, each search
+    would hold two signatures, compiled twice, and the stage would save nothing."""
+    warmup.STEPS["random search"]()
+    warmup.STEPS["scored searches"]()
+    european = Ruleset.preset("european")
+    for a, b in (("random", "expert@full"), ("learned:european", "expert")):
+        play_games(european, 4, 1, load_strategy(a), load_strategy(b))
+    signatures = _cached_signatures()
+    for name in ("uniform.uniform_play", "choice.linear_search", "choice.net_best_play", "choice.exhaustive_play"):
+        assert len(signatures[name]) == 1, (name, signatures[name])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -60,18 +61,26 @@ def test_warmup_if_cold_does_nothing_on_a_warm_cache(capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_warmup_runs_every_step_once_and_says_each(monkeypatch, tmp_path, workers):
-    """Every step runs once, in one process or the groups side by side in two, and each is said."""
+def test_warmup_runs_every_step_once_stage_after_stage_and_says_each(monkeypatch, tmp_path, workers):
+    """Every step runs once, in one process or each stage's groups side by side in two, no step of
+    the second stage before every step of the first has ended; each is said."""
     def step(name):
-        return lambda: (tmp_path / name).open("a").write("ran ")  # a file: the steps may run in workers
+        def run():
+            (tmp_path / name).write_text(f"{time.time_ns()} ")
+            time.sleep(0.2)
+            (tmp_path / name).open("a").write(f"{time.time_ns()}")
+        return run  # files: the steps may run in workers
 
-    monkeypatch.setattr(warmup, "STEPS", {n: step(n) for n in "abcd"})
-    monkeypatch.setattr(warmup, "GROUPS", (("a", "b"), ("c", "d")))
+    monkeypatch.setattr(warmup, "STEPS", {n: step(n) for n in "abcde"})
+    monkeypatch.setattr(warmup, "STAGES", ((("a",), ("b", "c")), (("d",), ("e",))))
     said = []
     warmup.warm(said.append, workers)
-    assert sorted(s.split(":")[0].strip() for s in said) == list("abcd")
-    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == {n: "ran " for n in "abcd"}
+    assert sorted(s.split(":")[0].strip() for s in said) == list("abcde")
+    times = {p.name: [int(t) for t in p.read_text().split()] for p in tmp_path.iterdir()}
+    assert sorted(times) == list("abcde") and all(len(t) == 2 for t in times.values())
+    assert max(times[n][1] for n in "abc") < min(times[n][0] for n in "de")
 
 
-def test_the_groups_hold_every_step_once():
-    assert sorted(n for group in warmup.GROUPS for n in group) == sorted(warmup.STEPS)
+def test_the_stages_hold_every_step_once():
+    assert sorted(n for groups in warmup.STAGES for group in groups for n in group) == sorted(warmup.STEPS)
+

@@ -6,8 +6,8 @@ compiled the first time a run calls it: the README's first ``simulate`` took
 runs ``python -m acesim.runs.warmup`` after installing, which plays a few games
 through every entry point a command has (games of each kind of player, the
 cube, traces and per-roll luck, the equity fit, hint and rollout, legal
-plays, the random walk, training), in two groups on two cores when there
-are: the cache they fill is the one every later process reads
+plays, the random walk, training), in two stages of two groups on two cores
+when there are (``STAGES``): the cache they fill is the one every later process reads
 (``acesim/kernels/__pycache__``, or ``NUMBA_CACHE_DIR``).  A command that finds the cache cold says so in one line
 (``kernels.cache_is_warm``) before it compiles.
 """
@@ -19,6 +19,8 @@ import time
 import warnings
 from collections.abc import Callable
 
+import numpy as np
+
 from acesim.analyses.hint import hint
 from acesim.common.cluster import backend_for
 from acesim.common.tasks import default_workers, map_tasks
@@ -26,8 +28,13 @@ from acesim.engine.moves import legal_plays
 from acesim.engine.position import Position
 from acesim.engine.rules import Ruleset
 from acesim.engine.sampling import sample_positions
-from acesim.engine.strategies import load_strategy
+from acesim.engine.strategies import load_strategy, lowered
 from acesim.kernels import cache_is_warm
+from acesim.kernels.choice import exhaustive_play, linear_search, net_best_play, search_arrays
+from acesim.kernels.memory import worker_memory
+from acesim.kernels.plays import segment_of
+from acesim.kernels.rng import STREAM_WORDS
+from acesim.kernels.uniform import uniform_play
 from acesim.runs import training as learned, simulate
 from acesim.runs.options import AnalysisOptions
 from acesim.runs.report import PARTS, analysis_plan, build
@@ -35,6 +42,32 @@ from acesim.runs.rollout import rollout
 
 
 EUROPEAN, BACKGAMMON = Ruleset.preset("european"), Ruleset.preset("backgammon")
+
+
+def _searches() -> tuple:
+    """The start, the rules array, the memory area and the segment of a 6-3 under the European rules,
+    as the game loop passes them to the searches: the same types, so the same compiled code."""
+    memory = worker_memory(1)
+    rules = EUROPEAN.to_array()
+    n = segment_of(rules, np.int64(6), np.int64(3), np.bool_(False), memory.search.segment)
+    return Position.start(EUROPEAN.start).to_board(), rules, memory, np.int64(n)
+
+
+def _random_search() -> None:
+    board, rules, memory, n = _searches()
+    legal_plays(EUROPEAN, Position.start(EUROPEAN.start), (6, 3))
+    uniform_play(board, rules, memory.search.segment, n, np.ones(STREAM_WORDS, dtype=np.uint64), memory.draws)
+
+
+def _scored_searches() -> None:
+    board, rules, memory, n = _searches()
+    expert, network = load_strategy("expert"), load_strategy("learned:european")
+    weights = lowered(expert, network, EUROPEAN).weights
+    sc = memory.search
+    linear_search(board, rules, sc.segment, n, np.int64(1), weights[0], *search_arrays.py_func(sc), sc.play)
+    net_best_play(board, rules, sc.segment, n, np.int64(0), np.bool_(False), memory.plays, memory.found,
+                  weights[1], sc, sc.play)
+    exhaustive_play(board, rules, sc.segment, n, memory.plays, memory.found, weights[0], sc, sc.play)
 
 
 def _games() -> None:
@@ -63,13 +96,18 @@ def _training() -> None:
     learned.train(EUROPEAN, 2, 1, eval_every=0, workers=1)
 
 
-STEPS: dict[str, Callable[[], None]] = {"games": _games, "analyses": _analyses, "positions": _positions,
+STEPS: dict[str, Callable[[], None]] = {"random search": _random_search, "scored searches": _scored_searches,
+                                        "games": _games, "analyses": _analyses, "positions": _positions,
                                         "training": _training}
-# Two groups, one per core, each holding the steps that share kernels compiled once and read
-# from the cache by the next step (the game loop's; the look-ahead's and the rollout trials'),
-# balanced by their cold times (docs/performance-log.md).  Two processes may write one kernel's
-# cache at once: acesim.kernels.jit locks Numba's cache files.
-GROUPS = (("games", "analyses", "training"), ("positions",))
+# Stages one after the other, each of groups side by side, one per core.  Every player's turn links
+# the searches (the random player's and the scoring ones), so the first stage compiles them, one
+# group each, before the groups of the second, which all call them, read them from the cache
+# instead of each compiling them at once.  A group holds steps that share kernels compiled by the
+# one before (the game loop's; the look-ahead's and the rollout trials'), balanced by their cold
+# times (docs/performance-log.md).  acesim.kernels.jit locks Numba's cache files, which two
+# processes may write at once.
+STAGES = ((("random search",), ("scored searches",)),
+          (("games", "analyses", "training"), ("positions",)))
 
 
 def _run_steps(names: tuple[str, ...]) -> list[tuple[str, float]]:
@@ -86,20 +124,21 @@ def _run_steps(names: tuple[str, ...]) -> list[tuple[str, float]]:
 
 
 def warm(say: Callable[[str], None] = lambda line: None, workers: int | None = None) -> float:
-    """Run every step once, the groups side by side on up to ``workers`` processes (every core, at
-    most one per group, when None); return the seconds it took."""
+    """Run every step once, stage by stage, the groups of a stage side by side on up to ``workers``
+    processes (every core, at most one per group, when None); return the seconds it took."""
     began = time.perf_counter()
-    n = min(len(GROUPS), workers or default_workers())
+    n = min(max(len(groups) for groups in STAGES), workers or default_workers())
 
     def said(_: int, done: list[tuple[str, float]]) -> None:
         for name, seconds in done:
             say(f"  {name}: {seconds:.0f} s")
 
     if n == 1:
-        said(0, _run_steps(tuple(name for group in GROUPS for name in group)))
+        said(0, _run_steps(tuple(name for groups in STAGES for group in groups for name in group)))
     else:
         with backend_for(n) as backend:
-            map_tasks(_run_steps, [(group,) for group in GROUPS], backend, said)
+            for groups in STAGES:
+                map_tasks(_run_steps, [(group,) for group in groups], backend, said)
     return time.perf_counter() - began
 
 
