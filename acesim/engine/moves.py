@@ -99,6 +99,16 @@ _FROM[L.FROM_BAR] = "bar"
 _FROM[L.FROM_WAITING] = "waiting"
 _TO: dict[int, Square] = {p: p for p in range(1, L.N_POINTS + 1)}
 _TO[L.TO_OFF] = "off"
+# A move and its hit flag as one small code, ``(source * _SPAN + destination) * 2 + hit``, so that
+# the plays of a segment (up to 100,000) turn into Python objects by table look-ups.
+_SPAN = max(_TO) + 1
+_MOVE_OF: list[tuple[Square, Square] | None] = [None] * ((max(_FROM) + 1) * _SPAN * 2)
+_HIT_OF: list[bool] = [False] * len(_MOVE_OF)
+for _src, _square in _FROM.items():
+    for _dst, _target in _TO.items():
+        for _hit in (0, 1):
+            _MOVE_OF[(_src * _SPAN + _dst) * 2 + _hit] = (_square, _target)
+            _HIT_OF[(_src * _SPAN + _dst) * 2 + _hit] = bool(_hit)
 
 
 _DICE = re.compile(r"([0-9]{1,3})\s*[-,]\s*([0-9]{1,3})", re.ASCII)
@@ -185,11 +195,14 @@ class SegmentNodes:
             for i, row in enumerate(rows):
                 node = self.first + row
                 collect_plays(ws, self.start, node, node + 1, moves[i : i + 1], hits[i : i + 1], lengths[i : i + 1])
-        plays = []
-        for row, play_moves, play_hits, k in zip(rows, moves.tolist(), hits.tolist(), lengths.tolist()):
-            squares = tuple((_FROM[src], _TO[dst]) for src, dst in play_moves[:k])
-            flags = tuple(bool(h) for h in play_hits[:k])
-            plays.append(Play(squares, Position.from_checked_values(self.boards[row].tolist()), flags))
+        codes = (moves[:, :, 0] * _SPAN + moves[:, :, 1]) * 2 + (hits != 0)
+        boards = self.boards[rows].tolist()
+        plays: list[Play | None] = [None] * len(rows)
+        for k in np.unique(lengths).tolist():  # only the moves each play has become Python objects
+            which = np.flatnonzero(lengths == k)
+            for i, play_codes in zip(which.tolist(), codes[which, :k].tolist()):
+                plays[i] = Play(tuple(map(_MOVE_OF.__getitem__, play_codes)), Position.from_checked_values(boards[i]),
+                                tuple(map(_HIT_OF.__getitem__, play_codes)))
         return tuple(plays)
 
 
