@@ -24,6 +24,8 @@ import sys
 from pathlib import Path
 
 import pytest
+import typer.main
+import typer.testing
 from typer.main import get_command
 from typer.testing import CliRunner
 
@@ -893,6 +895,8 @@ def test_strategy_help_reads_the_weights_file(monkeypatch):
     import acesim.engine.strategies
 
     monkeypatch.setattr(acesim.engine.strategies, "strategy_names", lambda path=None: ["random", "club_favourite"])
+    # the help is written when the command is built: build it afresh (tests/conftest.py keeps one)
+    monkeypatch.setattr(typer.testing, "_get_command", typer.main.get_command)
     assert "club_favourite" in option_helps(help_page(["simulate"]))["--strategy"]
 
 
