@@ -83,4 +83,3 @@ def test_warmup_runs_every_step_once_stage_after_stage_and_says_each(monkeypatch
 
 def test_the_stages_hold_every_step_once():
     assert sorted(n for groups in warmup.STAGES for group in groups for n in group) == sorted(warmup.STEPS)
-

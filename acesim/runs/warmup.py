@@ -55,6 +55,8 @@ def _searches() -> tuple:
 
 def _random_search() -> None:
     board, rules, memory, n = _searches()
+    # the enumeration of legal plays first: the other group's exhaustive and network searches call it,
+    # and reach it after the beam search, by when it is in the cache
     legal_plays(EUROPEAN, Position.start(EUROPEAN.start), (6, 3))
     uniform_play(board, rules, memory.search.segment, n, np.ones(STREAM_WORDS, dtype=np.uint64), memory.draws)
 
