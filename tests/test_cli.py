@@ -895,7 +895,8 @@ def test_strategy_help_reads_the_weights_file(monkeypatch):
     import acesim.engine.strategies
 
     monkeypatch.setattr(acesim.engine.strategies, "strategy_names", lambda path=None: ["random", "club_favourite"])
-    # the help is written when the command is built: build it afresh (tests/conftest.py keeps one)
+    # the strategy list is written into the command's help the first time it is shown (cli.LateHelp),
+    # and tests/conftest.py keeps one command for the suite: build a fresh one
     monkeypatch.setattr(typer.testing, "_get_command", typer.main.get_command)
     assert "club_favourite" in option_helps(help_page(["simulate"]))["--strategy"]
 
