@@ -11,21 +11,21 @@ STAMP := $(VENV)/.install-stamp
 install: $(STAMP)
 	@$(BIN)/python -m acesim.runs.warmup --if-cold
 
-# pip compiles every installed module to bytecode one file after another, half its time; compileall
-# does it on every core.
+# uv resolves, downloads and unpacks in parallel and compiles the bytecode on every core: from empty
+# caches it installs in about two thirds of pip's time (docs/performance-log.md).  The bytecode is
+# written here because the processes of the suite import from it.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --no-compile -e '.[test,dask]'
-	$(BIN)/python -m compileall -q -j 0 $$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+	$(BIN)/pip install --quiet uv
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode -e '.[test,dask]'
 	touch $(STAMP)
 
 # Two test processes, one test file each at a time: most of a cold run is Numba
 # compiling, and a file's tests share their kernels (the cache on disk is shared).
 TEST_WORKERS ?= 2
-
 test: install
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=20 tests
+
 
 # The main job: the analysis report for the four presets, played on common dice by
 # one player under all four (strategy best: a shipped network that plays every one
