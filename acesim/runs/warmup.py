@@ -89,13 +89,9 @@ def _positions() -> None:
         start = Position.start(rules.start)
         hint(rules, start, "1-2", ply=2)
         legal_plays(rules, start, (6, 3))
+        sample_positions(rules, 20, 1)
     rollout(BACKGAMMON, Position.start("backgammon"), 36, dice="3-1", candidates=2, truncate=2)
     rollout(EUROPEAN, Position.start("off-board"), 36, workers=1)
-
-
-def _walks() -> None:
-    for rules in (EUROPEAN, BACKGAMMON):
-        sample_positions(rules, 20, 1)
 
 
 def _training() -> None:
@@ -103,17 +99,17 @@ def _training() -> None:
 
 
 STEPS: dict[str, Callable[[], None]] = {"random search": _random_search, "scored searches": _scored_searches,
-                                        "games": _games, "walks": _walks, "analyses": _analyses,
-                                        "positions": _positions, "training": _training}
+                                        "games": _games, "analyses": _analyses, "positions": _positions,
+                                        "training": _training}
 # Stages one after the other, each of groups side by side, one per core.  Every player's turn links
 # the searches (the random player's and the scoring ones), so the first stage compiles them, one
 # group each, before the groups of the second, which all call them, read them from the cache
 # instead of each compiling them at once.  A group holds steps that share kernels compiled by the
-# one before (the game loop's turn, which the random walk shares; the look-ahead's and the rollout
-# trials'), balanced by their cold times (docs/performance-log.md).  acesim.kernels.jit locks
-# Numba's cache files, which two processes may write at once.
+# one before (the game loop's; the look-ahead's and the rollout trials'), balanced by their cold
+# times (docs/performance-log.md).  acesim.kernels.jit locks Numba's cache files, which two
+# processes may write at once.
 STAGES = ((("random search",), ("scored searches",)),
-          (("games", "walks", "analyses", "training"), ("positions",)))
+          (("games", "analyses", "training"), ("positions",)))
 
 
 def _run_steps(names: tuple[str, ...]) -> list[tuple[str, float]]:
