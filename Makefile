@@ -13,11 +13,12 @@ install: $(STAMP)
 
 # uv resolves, downloads and unpacks in parallel and compiles the bytecode on every core: from empty
 # caches it installs in about two thirds of pip's time (docs/performance-log.md).  The bytecode is
-# written here because the processes of the suite import from it.
+# written here because the processes of the suite import from it.  --native-tls: the machine's own
+# certificates, which pip trusts too, rather than uv's bundled ones.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet uv
-	$(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode -e '.[test,dask]'
+	$(BIN)/uv pip install --quiet --native-tls --python $(BIN)/python --compile-bytecode -e '.[test,dask]'
 	touch $(STAMP)
 
 # Two test processes, one test file each at a time: most of a cold run is Numba
