@@ -11,9 +11,9 @@ STAMP := $(VENV)/.install-stamp
 install: $(STAMP)
 	@$(BIN)/python -m acesim.runs.warmup --if-cold
 
-# uv resolves, downloads and unpacks in parallel and compiles the bytecode on every core: from empty
-# caches it installs in about two thirds of pip's time (docs/performance-log.md).  The bytecode is
-# written here because the processes of the suite import from it.  --native-tls: the machine's own
+# uv resolves, downloads and unpacks in parallel and compiles the bytecode on every core, faster
+# than pip (docs/performance-log.md).  The bytecode is written here because the processes of the
+# suite import from it.  --native-tls: the machine's own
 # certificates, which pip trusts too, rather than uv's bundled ones.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,8 +26,8 @@ $(STAMP): pyproject.toml
 TEST_WORKERS ?= 2
 # The suite's kernels are compiled by LLVM at its first optimisation level, into a cache of their
 # own: they give the same records as the commands' (scripts/records-digest) at about the same
-# speed, and compile in about five sixths of the time (docs/testing.md).  The cache index does not
-# record the level, so the two builds never share a folder.
+# speed, and compile in less time (docs/performance-log.md).  The cache index does not record the
+# level, so the two builds never share a folder.
 TEST_ENV := NUMBA_OPT=1 NUMBA_CACHE_DIR=$(CURDIR)/$(VENV)/numba-test
 
 test: $(STAMP)

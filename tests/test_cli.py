@@ -24,7 +24,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import typer.main
 import typer.testing
 from typer.main import get_command
 from typer.testing import CliRunner
@@ -897,7 +896,7 @@ def test_strategy_help_reads_the_weights_file(monkeypatch):
     monkeypatch.setattr(acesim.engine.strategies, "strategy_names", lambda path=None: ["random", "club_favourite"])
     # the strategy list is written into the command's help the first time it is shown (cli.LateHelp),
     # and tests/conftest.py keeps one command for the suite: build a fresh one
-    monkeypatch.setattr(typer.testing, "_get_command", typer.main.get_command)
+    monkeypatch.setattr(typer.testing, "_get_command", get_command)
     assert "club_favourite" in option_helps(help_page(["simulate"]))["--strategy"]
 
 
