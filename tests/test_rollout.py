@@ -23,6 +23,7 @@ from acesim.engine.sampling import sample_positions
 from acesim.engine.strategies import as_strategy
 from acesim.kernels import game_loop as K, layout as L
 from acesim.kernels.trials import _roll
+from acesim.runs import bench
 from acesim.runs.bench import bench_rollout
 from acesim.runs.rollout import Choice, _same_play, candidate_plays, rollout
 from tests.helpers import P
@@ -194,6 +195,15 @@ def test_bench_rollout_measures_every_preset():
     assert all(line.count("|") == 10 for line in table)
     assert [line.split("|")[3].strip() for line in table[2:5]] == ["none", "heuristic", "player"]
     assert all(line.split("|")[7].strip() == "1.0" for line in table[2::3])  # no correction: its own baseline
+
+
+def test_bench_rollout_survives_trials_without_spread():
+    """A few trials of a decided position can all end alike: the plain rollout then has no spread
+    (the table's own row is still its baseline) and a corrected one may have none either."""
+    assert bench._fewer_trials(0.0, 0.25) == 0.0
+    assert bench._fewer_trials(1.0, 0.0) == math.inf
+    assert math.isnan(bench._fewer_trials(0.0, 0.0))
+    assert bench._fewer_trials(2.0, 0.5) == 4.0
 
 
 def test_a_dask_cluster_gives_the_same_rollout():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import resource
 import shutil
@@ -421,6 +422,14 @@ def bench_hint(n_positions: int, seed: int, markdown: bool = False) -> str:
     return _render(header, lines, markdown)
 
 
+def _fewer_trials(plain: float, corrected: float) -> float:
+    """How many times fewer trials the corrected rollout needs: a few trials of a decided
+    position can show no spread at all, one way or both."""
+    if corrected > 0:
+        return plain / corrected
+    return math.inf if plain > 0 else math.nan
+
+
 def bench_rollout(n_positions: int, trials: int, seed: int, workers: int, markdown: bool = False,
                   luck_plays: tuple[str, ...] = ("heuristic", "player")) -> str:
     """The luck correction's cost and effect, per preset and way of measuring luck, on positions of random games.
@@ -450,7 +459,7 @@ def bench_rollout(n_positions: int, trials: int, seed: int, workers: int, markdo
                 seconds[way] += result.attrs["seconds"]
         plain = float(np.mean(variance[None]))
         for way in ways:
-            ratio = plain / float(np.mean(variance[way]))
+            ratio = _fewer_trials(plain, float(np.mean(variance[way]))) if way is not None else 1.0
             speed = len(variance[way]) * trials / seconds[way]
             lines.append([name, resolve_spec("best", ruleset), way or "none", str(len(variance[way])), f"{trials:,}",
                           f"{np.sqrt(np.mean(variance[way])):.3f}", f"{ratio:.1f}", f"{speed:.1f}",
