@@ -746,8 +746,9 @@ def train(
     checkpoint_every: Annotated[int, typer.Option(
         "--checkpoint-every", help="Games between checkpoints.")] = 10_000,
     start: Annotated[Optional[Path], typer.Option(
-        "--start", help="Rule-reading runs: start from this rule-reading model's weights (its hidden layers; "
-                        "its sha256 is recorded) instead of weights drawn from the seed.")] = None,
+        "--start", help="Start from this model's weights instead of weights drawn from the seed (its hidden "
+                        "layers; its sha256 is recorded): a model of the rule set of --rules, or a "
+                        "rule-reading model for a rule-reading run.")] = None,
     resume: Annotated[Optional[Path], typer.Option(
         "--resume", help="Continue the rule-reading run of this checkpoint with its own settings (--games "
                          "may raise its target); the result equals the uninterrupted run's.")] = None,
@@ -763,8 +764,7 @@ def train(
                            eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume,
                            workers, progress, alpha_halving, start)
             return
-        for name, given in (("--checkpoint", checkpoint is not None), ("--alpha-halving", alpha_halving),
-                            ("--start", start is not None)):
+        for name, given in (("--checkpoint", checkpoint is not None), ("--alpha-halving", alpha_halving)):
             if given:
                 raise AcesimError(f"{name} is for networks that read the rules (--rules all, or --random-share)")
         rule_sets = _rule_sets(rules, rule)
@@ -781,7 +781,12 @@ def train(
         if eval_every < 0 or eval_games <= 0:
             raise AcesimError("--eval-every must be 0 or more and --eval-games positive")
         n_workers = _worker_count(workers)
-        L.new_model(ruleset, sizes, seed, objective)  # checks sizes and objective before any game
+        begin = None if start is None else L.start_model(start, ruleset)
+        if begin is not None and not _on_command_line(ctx, "hidden"):
+            sizes = begin.hidden
+        fresh = L.new_model(ruleset, sizes, seed, objective)  # checks sizes and objective before any game
+        if begin is not None:
+            L.refuse_other_network(str(start), begin.array, fresh, objective)
         aio.check_target(out)  # fail now, not after the training, if it cannot be written
         command = _command_line(ctx)
         with _progress_bar(games, "training", progress) as advance:
@@ -800,8 +805,10 @@ def train(
 
             array, result = L.train(ruleset, games, seed, sizes, lam, alpha, width,
                                     eval_every=eval_every or games, eval_games=eval_games,
-                                    objective=objective, progress=report, workers=n_workers)
-        meta = L.training_metadata(command, result, n_workers, seed, lam, alpha, sizes, width, objective)
+                                    objective=objective, progress=report, workers=n_workers,
+                                    start=None if begin is None else begin.array)
+        meta = L.training_metadata(command, result, n_workers, seed, lam, alpha, sizes, width, objective,
+                                   str(start or ""), begin.sha256 if begin is not None else "")
         L.save_model(out, array, ruleset, meta)
     final = result.evaluations[-1]
     low, high = final["win_rate_ci95"]
@@ -866,7 +873,7 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
             raise AcesimError("--rules all takes no --rule overrides; name the rule sets instead")
         sizes = L.parse_hidden(hidden)
         if start is not None and not _on_command_line(ctx, "hidden"):
-            sizes = L.hidden_sizes(L.load_model(start)) or sizes  # else start_reading says why not
+            sizes = L.start_model(start).hidden
         settings = L.ReadingSettings(
             anchors, 0.5 if random_share is None else random_share, games, seed, sizes, lam,
             alpha, width, eval_every or games, eval_games, eval_mixes,

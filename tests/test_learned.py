@@ -365,6 +365,7 @@ def test_train_command_writes_a_model_with_its_story(tmp_path):
     assert meta["training"]["games"] == 40 and meta["training"]["seed"] == 3
     assert [e["after_games"] for e in meta["evaluations"]] == [32, 40]
     assert meta["evaluations"][-1]["games"] == 20 and "acesim train" in meta["command"]
+    assert "start" not in meta["training"] and "start_sha256" not in meta["training"]  # weights from the seed
     assert_one_line_error(run("train", "--rules", "backgammon", "--games", "4", "--out", str(out)), "exists")
     ok = run("simulate", "--rules", "backgammon", "--games", "6", "--strategy", f"learned:{out}",
              "--vs", "random", "--out", str(tmp_path / "run"), "--no-progress", "--workers", "1")
@@ -392,6 +393,73 @@ def test_train_bad_input(tmp_path, args, fragment):
     assert_one_line_error(run("train", *flat, "--no-progress"), fragment)
     assert not (tmp_path / "m.npz").exists()
     assert_one_line_error(run("train", "--rules", "european", "--games", "5", "--no-progress"), "needs --out")
+
+
+def test_training_from_a_model_starts_from_its_weights(tiny_model):
+    start = L.load_model(tiny_model).array
+    kept = start.copy()
+    # no run of 0 games, and no step size 0: 16 games at a tiny step give back the start's weights, nearly
+    barely, _ = L.train(BACKGAMMON, 16, 5, (16, 0), alpha=1e-9, start=start)
+    assert np.array_equal(start, kept)  # trained on a copy
+    assert np.abs(barely - start).max() < 1e-6 and not np.array_equal(barely, start)
+    assert np.abs(L.new_model(BACKGAMMON, (16, 0), 5) - start).max() > 0.05  # the seed's weights are far
+    with pytest.raises(AcesimError, match="the start network has hidden layers 16,0; the run asks for 8,0"):
+        L.train(BACKGAMMON, 16, 5, (8, 0), start=start)
+    with pytest.raises(AcesimError, match="the start network maximises points; --objective wins"):
+        L.train(BACKGAMMON, 16, 5, (16, 0), objective="wins", start=start)
+
+
+def test_train_command_starts_from_a_model_of_its_rules(tiny_model, tmp_path):
+    start = L.load_model(tiny_model)
+    out = tmp_path / "m.npz"
+    common = ["--rules", "backgammon", "--start", str(tiny_model), "--games", "16", "--alpha", "0.05", "--seed",
+              "5", "--eval-every", "0", "--eval-games", "4", "--out", str(out), "--no-progress", "--workers", "1"]
+    ok = run("train", *common)
+    assert ok.exit_code == 0, ok.output
+    model = L.load_model(out)
+    # its hidden layers are the start's (16), not --hidden's default (40), and the start is recorded
+    assert model.hidden == (16, 0) and model.meta["training"]["hidden"] == [16, 0]
+    assert model.meta["training"]["start"] == str(tiny_model)
+    assert model.meta["training"]["start_sha256"] == start.sha256
+    assert f"--start {tiny_model}" in model.meta["command"]
+    # the run is the library's from the start's weights, on the seed's dice; from the seed's weights it is not
+    from_start, _ = L.train(BACKGAMMON, 16, 5, (16, 0), alpha=0.05, start=start.array)
+    fresh, _ = L.train(BACKGAMMON, 16, 5, (16, 0), alpha=0.05)
+    assert np.array_equal(model.array, from_start) and not np.array_equal(model.array, fresh)
+    again = run("train", *common, "--hidden", "16", "--force")  # a --hidden that agrees is accepted
+    assert again.exit_code == 0, again.output
+    assert np.array_equal(L.load_model(out).array, from_start)
+
+
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["--hidden", "20"], "has hidden layers 16,0; the run asks for 20,0"),
+        (["--hidden", "16,4"], "has hidden layers 16,0; the run asks for 16,4"),
+        (["--objective", "wins"], "maximises points; --objective wins maximises wins: give --objective points"),
+        (["--rules", "european"], "trained under rules 'backgammon'; these games use 'european'"),
+        (["--rule", "scoring=single"], "which differ in scoring"),
+        (["--start", "{missing}"], "cannot read model"),
+        (["--start", "{folder}"], "is a folder"),
+        (["--start", "{corrupt}"], "not an acesim model file"),
+        (["--start", "{reading}"], "is a network that reads the rules: a run of one rule set starts from"),
+        (["--alpha-halving", "32"], "--alpha-halving is for networks that read the rules"),
+        (["--checkpoint", "{tmp}/c.npz"], "--checkpoint is for networks that read the rules"),
+    ],
+)
+def test_train_from_a_start_bad_input(tiny_model, tmp_path, args, fragment):
+    (tmp_path / "folder.npz").mkdir()
+    (tmp_path / "corrupt.npz").write_bytes(tiny_model.read_bytes()[:500])
+    L.save_rule_model(tmp_path / "reading.npz", *L.new_rule_model((16, 0), 1), {})
+    paths = {"{missing}": tmp_path / "none.npz", "{folder}": tmp_path / "folder.npz",
+             "{corrupt}": tmp_path / "corrupt.npz", "{reading}": tmp_path / "reading.npz"}
+    base = {"--rules": "backgammon", "--start": str(tiny_model), "--games": "16", "--eval-games": "4",
+            "--out": str(tmp_path / "m.npz")}
+    for flag, value in zip(args[::2], args[1::2]):
+        base[flag] = str(paths.get(value, value)).replace("{tmp}", str(tmp_path))
+    flat = [x for kv in base.items() for x in kv]
+    assert_one_line_error(run("train", *flat, "--no-progress", "--workers", "1"), fragment)
+    assert not (tmp_path / "m.npz").exists() and not (tmp_path / "c.npz").exists()
 
 
 def test_luck_with_the_learned_equity_model(tiny_model):

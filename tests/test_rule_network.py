@@ -370,7 +370,7 @@ def test_train_command_starts_from_a_model(reading_model, tmp_path):
     assert_one_line_error(run("train", "--rules", "all", "--start", str(shipped_path("european")), *common),
                           "not a network that reads the rules")
     assert_one_line_error(run("train", "--rules", "european", "--start", str(reading_model), *common),
-                          "--start is for networks that read the rules")
+                          "is a network that reads the rules: a run of one rule set starts from a model of")
     assert_one_line_error(run("train", "--resume", str(out), "--start", str(reading_model), *common),
                           "drop --start")
 

@@ -98,15 +98,22 @@ def parse_hidden(text: str) -> tuple[int, int]:
     return sizes[0], sizes[1] if len(sizes) == 2 else 0
 
 
+def start_record(start: str, sha256: str) -> dict:
+    """What a model's ``training`` records of the model its run started from: path and sha256 (the run
+    is reproduced from the same file), nothing for weights drawn from the seed."""
+    return {"start": start, "start_sha256": sha256} if start else {}
+
+
 def training_metadata(command: str, report: TrainingReport, workers: int, seed: int, lam: float, alpha: float,
-                      hidden: tuple[int, int], width: int, objective: str) -> dict:
+                      hidden: tuple[int, int], width: int, objective: str, start: str = "",
+                      start_sha256: str = "") -> dict:
     """The ``meta`` a trained model is saved with: the command and settings that reproduce it, and its results."""
     return {
         "command": command,
         "training": {"games": report.games, "workers": workers, "seed": seed, "lambda": lam, "alpha": alpha,
                      "hidden": list(hidden), "width": width, "objective": objective,
-                     "states": report.states, "unfinished": report.unfinished,
-                     "too_long": report.too_long, "seconds": round(report.seconds, 1)},
+                     **start_record(start, start_sha256),
+                     "states": report.states, "unfinished": report.unfinished, "too_long": report.too_long, "seconds": round(report.seconds, 1)},
         "evaluations": report.evaluations,
     }
 
@@ -169,6 +176,49 @@ def _pieces(first: int, n: int, parts: int) -> list[tuple[int, int]]:
     return [(a, min(size, first + n - a)) for a in range(first, first + n, size)]
 
 
+_OBJECTIVES = {N.OBJECTIVE_WINS: "wins", N.OBJECTIVE_POINTS: "points"}
+
+
+def _refuse_other_sizes(what: str, sizes: tuple[int, int], asked: tuple[int, int]) -> None:
+    if sizes != asked:
+        raise AcesimError(f"{what} has hidden layers {sizes[0]},{sizes[1]}; the run asks for {asked[0]},{asked[1]}")
+
+
+def refuse_other_network(what: str, start: np.ndarray, fresh: np.ndarray, objective: str) -> None:
+    """One line when ``start`` is not shaped as ``fresh``, the network a run would draw from its seed:
+    other hidden layers, another objective, other outputs or points scale."""
+    _refuse_other_sizes(what, (int(start[N.M_HIDDEN1]), int(start[N.M_HIDDEN2])),
+                        (int(fresh[N.M_HIDDEN1]), int(fresh[N.M_HIDDEN2])))
+    mine, asked = int(start[N.M_OBJECTIVE]), int(fresh[N.M_OBJECTIVE])
+    if mine != asked:
+        raise AcesimError(f"{what} maximises {_OBJECTIVES.get(mine, mine)}; --objective {objective} maximises "
+                          f"{_OBJECTIVES[asked]}: give --objective {_OBJECTIVES.get(mine, mine)}")
+    if len(start) != len(fresh) or not np.array_equal(start[:N.HEADER], fresh[:N.HEADER]):
+        raise AcesimError(f"{what} is not a network of the run's rules (its outputs or points scale differ)")
+
+
+def start_model(path, rules: Ruleset | None = None) -> LearnedModel:
+    """The model a training run starts from, loaded and checked, each defect one line.
+
+    With ``rules``, a model of those rules (format 1; ``train``'s start);
+    without, a rule-reading model with an input for every knob value
+    (``start_reading``'s).  Its layer sizes and objective are checked against
+    the run's by ``refuse_other_network`` and ``start_reading``.
+    """
+    model = load_model(path)
+    if rules is None:
+        if not model.reads_rules:
+            raise AcesimError(f"{path} is not a network that reads the rules: a run can start only from one")
+        if model.untrained_units:
+            raise AcesimError(f"{path} has no inputs for the knob values {', '.join(model.untrained_units)}")
+        return model
+    if model.reads_rules:
+        raise AcesimError(f"{path} is a network that reads the rules: a run of one rule set starts from a "
+                          f"model of those rules (train a rule-reading run with --rules all or --random-share)")
+    refuse_other_rules(f"start model {path}", model.rules_name, model.knobs, rules)
+    return model
+
+
 def train(
     rules: Ruleset,
     games: int,
@@ -194,6 +244,8 @@ def train(
     completes each ``eval_every`` games (0 = never), and after the last, the
     network plays ``eval_games`` against ``expert``, half in each seat.
     ``progress(games done, evaluation or None)`` is called after each batch.
+    ``start`` (a network of ``rules``, ``start_model``) is trained on instead of
+    weights drawn from the seed; the dice are still the seed's.
     """
     if games <= 0:
         raise AcesimError(f"the number of training games must be positive, got {games}")
@@ -211,7 +263,10 @@ def train(
         raise AcesimError(f"the beam width must be 1..256, got {width}")
     check_workers(workers)
     check_seed(seed)
-    array = new_model(rules, hidden, seed, objective) if start is None else start.copy()
+    array = new_model(rules, hidden, seed, objective)
+    if start is not None:
+        refuse_other_network("the start network", start, array, objective)
+        array = start.copy()
     sc = worker_memory(width).search
     rules_array = rules.to_array()
     totals = np.zeros(5, dtype=np.int64)
@@ -373,7 +428,7 @@ class ReadingRun:
             "training": {"games": int(self.totals[0]), "workers": workers, "seed": s.seed, "lambda": s.lam,
                          "alpha": s.alpha, "alpha_halving": s.alpha_halving, "hidden": list(s.hidden), "width": s.width, "objective": "auto",
                          "anchors": [r.name for r in s.anchors], "random_share": s.random_share,
-                         **({"start": s.start, "start_sha256": s.start_sha256} if s.start else {}),
+                         **start_record(s.start, s.start_sha256),
                          "states": int(self.totals[1]), "unfinished": int(self.totals[2]),
                          "too_long": int(self.totals[3]), "seconds": round(self.seconds, 1)},
             "evaluations": self.evaluations,
@@ -385,26 +440,14 @@ class ReadingRun:
         save_rule_model(path, self.array, self.knob_weights, self.meta(workers))
 
 
-def hidden_sizes(model) -> tuple[int, int] | None:
-    """The hidden layer sizes of a rule-reading model; None for any other model."""
-    return (int(model.array[N.M_HIDDEN1]), int(model.array[N.M_HIDDEN2])) if model.reads_rules else None
-
-
 def start_reading(settings: ReadingSettings, command: str = "") -> ReadingRun:
     """A new run of ``settings``, its network drawn from the seed, or copied from ``settings.start``."""
     settings.check()
     if not settings.start:
         array, knob_weights = new_rule_model(settings.hidden, settings.seed)
         return ReadingRun(settings, array, knob_weights, command)
-    model = load_model(settings.start)
-    if not model.reads_rules:
-        raise AcesimError(f"{settings.start} is not a network that reads the rules: a run can start only from one")
-    if model.untrained_units:
-        raise AcesimError(f"{settings.start} has no inputs for the knob values {', '.join(model.untrained_units)}")
-    sizes = hidden_sizes(model)
-    if sizes != settings.hidden:
-        raise AcesimError(f"{settings.start} has hidden layers {sizes[0]},{sizes[1]}; the run asks for "
-                          f"{settings.hidden[0]},{settings.hidden[1]}")
+    model = start_model(settings.start)
+    _refuse_other_sizes(settings.start, model.hidden, settings.hidden)
     if settings.start_sha256 and settings.start_sha256 != model.sha256:
         raise AcesimError(f"{settings.start} is not the model this run started from (its sha256 differs)")
     settings = dataclasses.replace(settings, start_sha256=model.sha256)
