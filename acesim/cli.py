@@ -700,7 +700,8 @@ def ladder(
 READING_EVAL_EVERY = 100_000  # a rule-reading run's evaluations play six rule sets: fewer of them
 # The settings a rule-reading run keeps from its checkpoint: --resume refuses them on the command line.
 _RUN_SETTINGS = ("rules", "rule", "seed", "hidden", "lam", "alpha", "width", "objective", "eval_every",
-                 "eval_games", "random_share", "eval_mixes", "checkpoint_every", "alpha_halving", "start")
+                 "eval_games", "random_share", "eval_mixes", "checkpoint_every", "alpha_halving", "start",
+                 "encoding")
 
 
 @app.command("train")
@@ -749,6 +750,10 @@ def train(
         "--start", help="Start from this model's weights instead of weights drawn from the seed (its hidden "
                         "layers; its sha256 is recorded): a model of the rule set of --rules, or a "
                         "rule-reading model for a rule-reading run.")] = None,
+    encoding: Annotated[int, typer.Option(
+        "--encoding", help="The inputs a new network reads: 1, the board and the heuristic's features; 2, "
+                           "those and the contact between the armies (docs/learned.md). A --start network "
+                           "reads by its own.")] = 1,
     resume: Annotated[Optional[Path], typer.Option(
         "--resume", help="Continue the rule-reading run of this checkpoint with its own settings (--games "
                          "may raise its target); the result equals the uninterrupted run's.")] = None,
@@ -762,7 +767,7 @@ def train(
         if resume is not None or random_share is not None or rules == "all" or "," in rules:
             _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
                            eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume,
-                           workers, progress, alpha_halving, start)
+                           workers, progress, alpha_halving, start, encoding)
             return
         for name, given in (("--checkpoint", checkpoint is not None), ("--alpha-halving", alpha_halving)):
             if given:
@@ -784,7 +789,10 @@ def train(
         begin = None if start is None else L.start_model(start, ruleset)
         if begin is not None and not _on_command_line(ctx, "hidden"):
             sizes = begin.hidden
-        fresh = L.new_model(ruleset, sizes, seed, objective)  # checks sizes and objective before any game
+        if begin is not None:
+            encoding = _start_encoding(ctx, start, begin.array, encoding)
+        # checks sizes, objective and encoding before any game
+        fresh = L.new_model(ruleset, sizes, seed, objective, encoding)
         if begin is not None:
             L.refuse_other_network(str(start), begin.array, fresh, objective)
         aio.check_target(out)  # fail now, not after the training, if it cannot be written
@@ -806,7 +814,7 @@ def train(
             array, result = L.train(ruleset, games, seed, sizes, lam, alpha, width,
                                     eval_every=eval_every or games, eval_games=eval_games,
                                     objective=objective, progress=report, workers=n_workers,
-                                    start=None if begin is None else begin.array)
+                                    start=None if begin is None else begin.array, encoding=encoding)
         meta = L.training_metadata(command, result, n_workers, seed, lam, alpha, sizes, width, objective,
                                    str(start or ""), begin.sha256 if begin is not None else "")
         L.save_model(out, array, ruleset, meta)
@@ -840,9 +848,19 @@ def _command_line(ctx: typer.Context) -> str:
     return shlex.join(words)
 
 
+def _start_encoding(ctx: typer.Context, start: Path, array, encoding: int) -> int:
+    """The encoding of a run that starts from ``array``: its own; an --encoding that differs is one line."""
+    from acesim.kernels import net as N
+
+    own = int(array[N.M_ENCODING])
+    if _on_command_line(ctx, "encoding") and encoding != own:
+        raise AcesimError(f"{start} reads positions by encoding {own}; drop --encoding {encoding}")
+    return own
+
+
 def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
                    eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume, workers,
-                   progress, alpha_halving, start) -> None:
+                   progress, alpha_halving, start, encoding) -> None:
     """``acesim train`` of one network that reads the rules: a new run, or ``--resume`` of one."""
     from acesim.engine.rules import PRESETS
     from acesim.runs import training as L
@@ -874,10 +892,13 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
         sizes = L.parse_hidden(hidden)
         if start is not None and not _on_command_line(ctx, "hidden"):
             sizes = L.start_model(start).hidden
+        if start is not None:
+            encoding = _start_encoding(ctx, start, L.start_model(start).array, encoding)
         settings = L.ReadingSettings(
             anchors, 0.5 if random_share is None else random_share, games, seed, sizes, lam,
             alpha, width, eval_every or games, eval_games, eval_mixes,
-            checkpoint_every if checkpoint is not None else 0, alpha_halving, str(start) if start else "")
+            checkpoint_every if checkpoint is not None else 0, alpha_halving, str(start) if start else "",
+            encoding=encoding)
         command = _command_line(ctx)
         run = L.start_reading(settings, command)
     for path in (out, checkpoint):

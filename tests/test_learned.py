@@ -105,6 +105,100 @@ def test_forward_pass_equals_numpy_reference(boards, hidden, rules):
             assert np.allclose(ns.y[:k], reference_forward(model, dense), rtol=1e-12, atol=1e-12)
 
 
+def reference_escapes(side: np.ndarray, p: int) -> int:
+    """The rolls of 36 with which a checker on ``p`` moves the dice's sum: the point reached and one of
+    the points the two dice reach first not the opponent's point (two checkers or more), points past
+    the 12 ahead and past point 1 always open."""
+    def free(d: int) -> bool:
+        q = p - d
+        return d > 12 or q < 1 or side[q - 1] > -2
+
+    return sum(free(a + b) and (free(a) or free(b)) for a in range(1, 7) for b in range(1, 7))
+
+
+def reference_context(side: np.ndarray) -> list[float]:
+    """Encoding 2's units of one side (kernels.net's docstring), from that side's view."""
+    side = side.astype(np.int64)
+    mine = [p for p in range(1, 25) if side[p - 1] > 0]
+    back = 25 if side[24] + side[26] > 0 else max(mine, default=0)
+    theirs = [p for p in range(1, 25) if side[p - 1] < 0]
+    front = 0 if side[25] + side[27] > 0 else min(theirs, default=25)
+    if back <= front:
+        return [back / 25, 0.0, 0.0, 0.0]
+    fewest = min(reference_escapes(side, p) for p in range(15, 25))
+    return [back / 25, 1.0, reference_escapes(side, back) / 36, (36 - fewest) / 36]
+
+
+def test_the_escape_table_by_hand():
+    assert N.ESCAPES[0] == 36 and N.ESCAPES[(1 << 12) - 1] == 0
+    # the point 6 pips on blocked: the five rolls of sum 6, and 6-6, whose two dice both stop there
+    assert N.ESCAPES[1 << 5] == 30
+    # the points 1 and 2 pips on: 1-1 (its first stop), 1-2 and 2-1 (both first stops) and 2-2 (its
+    # first stop, though its sum reaches the open point 4)
+    assert N.ESCAPES[0b11] == 36 - 4
+
+
+@pytest.mark.parametrize("hidden", [(12, 0), (6, 5)])
+def test_encoding_two_equals_its_reference(boards, hidden):
+    """Encoding 2: encoding 1's units, then each side's context units, and the forward pass on them."""
+    model = L.new_model(AMERICAN, hidden, seed=4, encoding=2)
+    assert int(model[N.M_INPUTS]) == N.N_NET_INPUTS + 2 * N.CONTEXT_INPUTS
+    model[N.HEADER :] = np.random.default_rng(8).normal(0, 0.5, len(model) - N.HEADER)
+    one = L.new_model(AMERICAN, hidden, seed=4)
+    ns = N.new_net_scratch()
+    flipped = np.zeros_like(boards[0])
+    from acesim.kernels.board import flip
+
+    contact = 0
+    for board in boards[::2]:
+        flip(board, flipped)
+        for view in (0, 1):
+            n = N.encode_for(model, board, view, ns)
+            dense = np.zeros(N.n_inputs(2))
+            dense[ns.idx[:n]] = ns.val[:n]
+            own = (board, flipped) if view == 0 else (flipped, board)
+            expected = np.concatenate([reference_inputs(board, view), reference_context(own[0]),
+                                       reference_context(own[1])])
+            assert np.allclose(dense, expected), (board, view)
+            contact += dense[N.N_NET_INPUTS + N.C_CONTACT] > 0
+            N.forward(model, n, ns)
+            k = int(model[N.M_OUTPUTS])
+            assert np.allclose(ns.y[:k], reference_forward(model, dense), rtol=1e-12, atol=1e-12)
+            # a network of encoding 1 reads encoding 1's units only
+            m = N.encode_for(one, board, view, ns)
+            assert m == N.encode(board, view, ns) and m == np.count_nonzero(expected[: N.N_NET_INPUTS])
+    assert 0 < contact < 2 * len(boards[::2])  # both kinds of position were checked
+
+
+def test_the_encoding_is_chosen_and_kept(tmp_path):
+    with pytest.raises(AcesimError, match="the encoding must be one of 1, 2, got 3"):
+        L.new_model(BACKGAMMON, (4, 0), 1, encoding=3)
+    array, _ = L.train(BACKGAMMON, 16, 3, (4, 0), eval_every=0, eval_games=2, encoding=2)
+    path = tmp_path / "e2.npz"
+    L.save_model(path, array, BACKGAMMON, {})
+    model = L.load_model(path)
+    assert int(model.array[N.M_ENCODING]) == 2 and model.meta["encoding"] == 2
+    # a start network keeps its encoding: 16 games at the smallest step leave it of the same shape
+    again, _ = L.train(BACKGAMMON, 16, 4, (4, 0), eval_every=0, eval_games=2, start=model.array)
+    assert np.array_equal(again[: N.HEADER], array[: N.HEADER])
+    with pytest.raises(AcesimError, match="reads positions by encoding 2; the run asks for encoding 1"):
+        L.train(BACKGAMMON, 16, 4, (4, 0), eval_every=0, eval_games=2, start=model.array, encoding=1)
+
+
+def test_train_encoding_on_the_command_line(tmp_path):
+    out = tmp_path / "m.npz"
+    result = run("train", "--rules", "backgammon", "--games", "16", "--hidden", "4", "--encoding", "2",
+                 "--eval-games", "2", "--workers", "1", "--no-progress", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert int(L.load_model(out).array[N.M_INPUTS]) == N.n_inputs(2)
+    assert_one_line_error(run("train", "--rules", "backgammon", "--games", "16", "--encoding", "3", "--no-progress",
+                              "--out", str(tmp_path / "x.npz")), "the encoding must be one of 1, 2, got 3")
+    assert_one_line_error(run("train", "--rules", "backgammon", "--games", "16", "--start", str(out), "--encoding",
+                              "1", "--no-progress", "--out", str(tmp_path / "y.npz")),
+                          "reads positions by encoding 2; drop --encoding 1")
+    assert not (tmp_path / "x.npz").exists() and not (tmp_path / "y.npz").exists()
+
+
 def test_encoding_of_the_other_view_is_the_flipped_board(boards):
     from acesim.kernels.board import flip
 

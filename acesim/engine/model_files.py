@@ -158,7 +158,7 @@ def save_model(path: Path, array: np.ndarray, rules: Ruleset, meta: dict) -> Non
         "format": MODEL_FORMAT,
         "acesim_version": __version__,
         "rules_version": RULES_VERSION,
-        "encoding": N.ENCODING_VERSION,
+        "encoding": int(array[N.M_ENCODING]),
         "rules": {"name": rules.name, **rules.knobs()},
         **meta,
     }
@@ -171,7 +171,7 @@ def save_rule_model(path: Path, array: np.ndarray, knob_weights: np.ndarray, met
         "format": RULE_READING_FORMAT,
         "acesim_version": __version__,
         "rules_version": RULES_VERSION,
-        "encoding": N.ENCODING_VERSION,
+        "encoding": int(array[N.M_ENCODING]),
         "rule_inputs": {"version": RULE_INPUTS_VERSION, "units": list(KNOB_UNITS)},
         **meta,
     }
@@ -239,15 +239,15 @@ def load_model(path: str | Path) -> LearnedModel:
                           f"this acesim reads formats {MODEL_FORMAT} and {RULE_READING_FORMAT}")
     if array.ndim != 1 or len(array) < N.HEADER or array[N.M_TAG] != N.NET_TAG:
         raise AcesimError(f"{where} holds no network")
-    if int(array[N.M_ENCODING]) != N.ENCODING_VERSION or int(array[N.M_INPUTS]) != N.N_NET_INPUTS:
-        raise AcesimError(
-            f"{where} encodes positions with {int(array[N.M_INPUTS])} inputs (encoding "
-            f"{int(array[N.M_ENCODING])}); this acesim uses {N.N_NET_INPUTS} (encoding {N.ENCODING_VERSION})"
-        )
+    encoding, inputs = int(array[N.M_ENCODING]), int(array[N.M_INPUTS])
+    if encoding not in N.ENCODINGS or inputs != N.n_inputs(encoding):
+        known = ", ".join(f"{N.n_inputs(e)} (encoding {e})" for e in N.ENCODINGS)
+        raise AcesimError(f"{where} encodes positions with {inputs} inputs (encoding {encoding}); "
+                          f"this acesim reads {known}")
     h1, h2, k = int(array[N.M_HIDDEN1]), int(array[N.M_HIDDEN2]), int(array[N.M_OUTPUTS])
     if not (1 <= h1 <= N.MAX_HIDDEN and 0 <= h2 <= N.MAX_HIDDEN and 1 <= k <= N.MAX_OUTPUTS):
         raise AcesimError(f"{where} has impossible layer sizes {h1}, {h2}, {k}")
-    expected = N.HEADER + N.n_parameters(N.N_NET_INPUTS, h1, h2, k)
+    expected = N.HEADER + N.n_parameters(inputs, h1, h2, k)
     if len(array) != expected:
         raise AcesimError(f"{where} has {len(array)} numbers; its layer sizes need {expected}")
     if not np.isfinite(array).all():

@@ -27,6 +27,19 @@ side counted on its own points 1..24 (point 1 is the last before bearing off):
   (``kernels.evaluate.FEATURES``, counted from that side's view), each divided
   by ``FEATURE_SCALE`` so that it stays within a few units.
 
+Encoding 2 adds, after those, ``CONTEXT_INPUTS`` units for each side (the
+side on roll's first), which describe the contact between the two armies
+the way GNU Backgammon's inputs do (its documentation; written anew here):
+
+* the side's rearmost checker: its point / 25 (25: on the bar or waiting);
+* contact: 1 while that checker has an opposing checker still to pass;
+* in contact, the escapes of the rearmost checker / 36: the rolls of 36
+  with which it could move the dice's sum when the points blocked before
+  it are the opponent's points of two checkers or more within 12 pips
+  (``escapes``; a double counted as its two dice, as GNU Backgammon does);
+* in contact, how well the side is contained: 1 - the fewest escapes from
+  any of its points 15..24, / 36.
+
 Most units are zero, so the encoder lists only the active ones (index and
 value) and the first layer adds only their rows.
 """
@@ -67,17 +80,42 @@ HEADER = 8
 
 NET_TAG = 1.0
 LOGISTIC_TAG = 0.0
-ENCODING_VERSION = 1
+ENCODING_VERSION = 1  # what a new network reads unless it is told otherwise
+ENCODINGS = (1, 2)
 OBJECTIVE_WINS, OBJECTIVE_POINTS = 0, 1
 
 SIDE_INPUTS = 4 * N_POINTS + 5 + N_FEATURES
-N_NET_INPUTS = 2 * SIDE_INPUTS
+N_NET_INPUTS = 2 * SIDE_INPUTS  # encoding 1's
+CONTEXT_INPUTS = 4
+C_BACK, C_CONTACT, C_ESCAPES, C_CONTAINED = range(CONTEXT_INPUTS)
+MAX_NET_INPUTS = N_NET_INPUTS + 2 * CONTEXT_INPUTS
 MAX_HIDDEN = 512
 MAX_OUTPUTS = 2
 U_BAR, U_ANY_WAITING, U_WAITING, U_OFF, U_PIPS = range(4 * N_POINTS, 4 * N_POINTS + 5)
 U_FEATURES = 4 * N_POINTS + 5
 # pip_lead, off, shots, blots, made, home_made, prime, opp_bar, stacked, home, outside_board, anchors, trap
 FEATURE_SCALE = np.array([5.0, 15.0, 10.0, 5.0, 7.0, 6.0, 6.0, 4.0, 6.0, 15.0, 15.0, 6.0, 6.0])
+
+
+def n_inputs(encoding: int) -> int:
+    """How many inputs a network of ``encoding`` reads."""
+    return N_NET_INPUTS if encoding == 1 else N_NET_INPUTS + 2 * CONTEXT_INPUTS
+
+
+def _escape_table() -> np.ndarray:
+    """For each pattern of the 12 points before a checker (bit ``i``: the point ``i + 1`` pips on is
+    blocked), the rolls of 36 with which it can move the dice's sum: the point that far on is open, and
+    so is the point one of the two dice reaches first."""
+    masks = np.arange(1 << 12)
+    free = [None] + [(masks >> (d - 1)) & 1 == 0 for d in range(1, 13)]
+    table = np.zeros(1 << 12, dtype=np.int64)
+    for a in range(1, 7):
+        for b in range(1, 7):
+            table += free[a + b] & (free[a] | free[b])
+    return table
+
+
+ESCAPES = _escape_table()
 
 # The network's scratch: active inputs, activations, back-propagated errors,
 # and a flipped board, a summary and features for the encoder.
@@ -87,8 +125,8 @@ NetScratch = namedtuple("NetScratch", ["idx", "val", "h1", "h2", "y", "d1", "d2"
 @njit(cache=True)
 def new_net_scratch():
     return NetScratch(
-        np.zeros(N_NET_INPUTS, dtype=np.int64),
-        np.zeros(N_NET_INPUTS, dtype=np.float64),
+        np.zeros(MAX_NET_INPUTS, dtype=np.int64),
+        np.zeros(MAX_NET_INPUTS, dtype=np.float64),
         np.zeros(MAX_HIDDEN, dtype=np.float64),
         np.zeros(MAX_HIDDEN, dtype=np.float64),
         np.zeros(MAX_OUTPUTS, dtype=np.float64),
@@ -190,6 +228,75 @@ def encode(board, view, ns):
 
 
 @njit(cache=True, inline="always")
+def escapes(board, p):
+    """The escapes (``ESCAPES``) of a checker of ``board``'s mover on its point ``p`` (25: bar or waiting)."""
+    mask = 0
+    for i in range(12):
+        q = p - 1 - i
+        if q >= 1 and board[q - 1] <= -2:
+            mask |= 1 << i
+    return ESCAPES[mask]
+
+
+@njit(cache=True, inline="always")
+def _context(board, base, ns, n):
+    """Append encoding 2's units of ``board``'s mover (module docstring) as units ``base ..``."""
+    back = 0
+    if board[BAR] + board[WAITING] > 0:
+        back = N_POINTS + 1
+    else:
+        for p in range(N_POINTS, 0, -1):
+            if board[p - 1] > 0:
+                back = p
+                break
+    # the opponent's rearmost checker, on the mover's points: 0 while one is on the bar or waiting
+    front = N_POINTS + 1
+    if board[OPP_BAR] + board[OPP_WAITING] > 0:
+        front = 0
+    else:
+        for p in range(1, N_POINTS + 1):
+            if board[p - 1] < 0:
+                front = p
+                break
+    if back > 0:
+        ns.idx[n] = base + C_BACK
+        ns.val[n] = back / (N_POINTS + 1.0)
+        n += 1
+    if back > front:
+        ns.idx[n] = base + C_CONTACT
+        ns.val[n] = 1.0
+        n += 1
+        e = escapes(board, back)
+        if e > 0:
+            ns.idx[n] = base + C_ESCAPES
+            ns.val[n] = e / 36.0
+            n += 1
+        fewest = 36
+        for p in range(15, N_POINTS + 1):
+            fewest = min(fewest, escapes(board, p))
+        if fewest < 36:
+            ns.idx[n] = base + C_CONTAINED
+            ns.val[n] = (36 - fewest) / 36.0
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def encode_for(model, board, view, ns):
+    """``encode``, and the units of ``model``'s encoding beyond the first (module docstring)."""
+    n = encode(board, view, ns)
+    if model[M_ENCODING] >= 2:
+        # ``encode`` left the flipped board in ``ns.board``
+        if view == 0:
+            n = _context(board, N_NET_INPUTS, ns, n)
+            n = _context(ns.board, N_NET_INPUTS + CONTEXT_INPUTS, ns, n)
+        else:
+            n = _context(ns.board, N_NET_INPUTS, ns, n)
+            n = _context(board, N_NET_INPUTS + CONTEXT_INPUTS, ns, n)
+    return n
+
+
+@njit(cache=True, inline="always")
 def network_size(model):
     """How many numbers of a playing row are the network (header included).
 
@@ -266,7 +373,7 @@ def forward(model, n, ns):
 @njit(cache=True, _nrt=False)
 def outputs(model, board, view, ns):
     """The network's outputs for ``board`` with side ``view`` on roll, into ``ns.y``."""
-    forward(model, encode(board, view, ns), ns)
+    forward(model, encode_for(model, board, view, ns), ns)
 
 
 @njit(cache=True, _nrt=False)

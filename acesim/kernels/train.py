@@ -32,7 +32,7 @@ from acesim.kernels.game_loop import (
 )
 from acesim.kernels.jit import njit
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE
-from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, bounded_points, encode, forward, sgd_step
+from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, bounded_points, encode_for, forward, sgd_step
 from acesim.kernels.rng import STREAM_WORDS, seed_game_streams
 
 
@@ -54,7 +54,7 @@ def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, ta
     for t in range(n):
         for i in range(BOARD_SIZE):
             board[i] = trace[t, T_BOARD + i]
-        m = encode(board, 0, ns)
+        m = encode_for(model, board, 0, ns)
         forward(model, m, ns)
         if K > 1:
             bounded = bounded_points(model, board, 0, rules, y[0], scale * (2.0 * y[1] - 1.0))
@@ -74,7 +74,7 @@ def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, ta
     for t in range(n):
         for i in range(BOARD_SIZE):
             board[i] = trace[t, T_BOARD + i]
-        m = encode(board, 0, ns)
+        m = encode_for(model, board, 0, ns)
         forward(model, m, ns)
         for k in range(K):
             target[k] = targets[t, k] if trace[t, T_SIDE] == 0 else 1.0 - targets[t, k]

@@ -45,11 +45,19 @@ DEFAULT_ALPHA = 0.1
 POINTS_SCALE = RI.POINTS_SCALE
 
 
-def new_model(rules: Ruleset, hidden: tuple[int, int], seed: int, objective: str = "auto") -> np.ndarray:
-    """A fresh network for ``rules``: small uniform weights drawn from ``seed``."""
+def check_encoding(encoding: int) -> None:
+    if encoding not in N.ENCODINGS:
+        raise AcesimError(f"the encoding must be one of {', '.join(map(str, N.ENCODINGS))}, got {encoding}")
+
+
+def new_model(rules: Ruleset, hidden: tuple[int, int], seed: int, objective: str = "auto",
+              encoding: int = N.ENCODING_VERSION) -> np.ndarray:
+    """A fresh network for ``rules`` reading positions by ``encoding`` (``kernels.net``): small uniform
+    weights drawn from ``seed``."""
     h1, h2 = hidden
     if not 1 <= h1 <= N.MAX_HIDDEN or not 0 <= h2 <= N.MAX_HIDDEN:
         raise AcesimError(f"hidden layer sizes must be 1..{N.MAX_HIDDEN} (second may be 0), got {h1}, {h2}")
+    check_encoding(encoding)
     scale = RI.points_scale(rules)
     points = RI.scores_points(rules)
     outputs = 2 if points else 1
@@ -60,15 +68,15 @@ def new_model(rules: Ruleset, hidden: tuple[int, int], seed: int, objective: str
     play_points = points if objective == "auto" else objective == "points"
     header = np.zeros(N.HEADER)
     header[N.M_TAG] = N.NET_TAG
-    header[N.M_INPUTS] = N.N_NET_INPUTS
+    header[N.M_INPUTS] = N.n_inputs(encoding)
     header[N.M_HIDDEN1] = h1
     header[N.M_HIDDEN2] = h2
     header[N.M_OUTPUTS] = outputs
     header[N.M_POINTS_SCALE] = scale
-    header[N.M_ENCODING] = N.ENCODING_VERSION
+    header[N.M_ENCODING] = encoding
     header[N.M_OBJECTIVE] = N.OBJECTIVE_POINTS if play_points else N.OBJECTIVE_WINS
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2**32 - 1,)))
-    weights = rng.uniform(-0.1, 0.1, N.n_parameters(N.N_NET_INPUTS, h1, h2, outputs))
+    weights = rng.uniform(-0.1, 0.1, N.n_parameters(N.n_inputs(encoding), h1, h2, outputs))
     return np.concatenate([header, weights])
 
 
@@ -193,6 +201,9 @@ def refuse_other_network(what: str, start: np.ndarray, fresh: np.ndarray, object
     if mine != asked:
         raise AcesimError(f"{what} maximises {_OBJECTIVES.get(mine, mine)}; --objective {objective} maximises "
                           f"{_OBJECTIVES[asked]}: give --objective {_OBJECTIVES.get(mine, mine)}")
+    mine, asked = int(start[N.M_ENCODING]), int(fresh[N.M_ENCODING])
+    if mine != asked:
+        raise AcesimError(f"{what} reads positions by encoding {mine}; the run asks for encoding {asked}")
     if len(start) != len(fresh) or not np.array_equal(start[:N.HEADER], fresh[:N.HEADER]):
         raise AcesimError(f"{what} is not a network of the run's rules (its outputs or points scale differ)")
 
@@ -233,6 +244,7 @@ def train(
     progress: Callable[[int, dict | None], None] | None = None,
     start: np.ndarray | None = None,
     workers: int = 1,
+    encoding: int | None = None,
 ) -> tuple[np.ndarray, TrainingReport]:
     """Train a network for ``rules`` by ``games`` games of TD(lambda) self-play (``kernels.train``).
 
@@ -245,7 +257,9 @@ def train(
     network plays ``eval_games`` against ``expert``, half in each seat.
     ``progress(games done, evaluation or None)`` is called after each batch.
     ``start`` (a network of ``rules``, ``start_model``) is trained on instead of
-    weights drawn from the seed; the dice are still the seed's.
+    weights drawn from the seed; the dice are still the seed's.  ``encoding``:
+    the inputs the network reads (``kernels.net``; by default the start
+    network's own, else ``ENCODING_VERSION``).
     """
     if games <= 0:
         raise AcesimError(f"the number of training games must be positive, got {games}")
@@ -263,7 +277,9 @@ def train(
         raise AcesimError(f"the beam width must be 1..256, got {width}")
     check_workers(workers)
     check_seed(seed)
-    array = new_model(rules, hidden, seed, objective)
+    if encoding is None:
+        encoding = N.ENCODING_VERSION if start is None else int(start[N.M_ENCODING])
+    array = new_model(rules, hidden, seed, objective, encoding)
     if start is not None:
         refuse_other_network("the start network", start, array, objective)
         array = start.copy()
@@ -300,7 +316,8 @@ def train(
 # --- one network that reads the rules --------------------------------------------------------
 
 
-def new_rule_model(hidden: tuple[int, int], seed: int) -> tuple[np.ndarray, np.ndarray]:
+def new_rule_model(hidden: tuple[int, int], seed: int,
+                   encoding: int = N.ENCODING_VERSION) -> tuple[np.ndarray, np.ndarray]:
     """A fresh rule-reading network (``acesim.engine.rule_inputs``): the network and its knob weights.
 
     The network always has the two outputs (win probability and normalized
@@ -310,15 +327,16 @@ def new_rule_model(hidden: tuple[int, int], seed: int) -> tuple[np.ndarray, np.n
     h1, h2 = hidden
     if not 1 <= h1 <= N.MAX_HIDDEN or not 0 <= h2 <= N.MAX_HIDDEN:
         raise AcesimError(f"hidden layer sizes must be 1..{N.MAX_HIDDEN} (second may be 0), got {h1}, {h2}")
+    check_encoding(encoding)
     header = np.zeros(N.HEADER)
     header[N.M_TAG] = N.NET_TAG
-    header[N.M_INPUTS] = N.N_NET_INPUTS
+    header[N.M_INPUTS] = N.n_inputs(encoding)
     header[N.M_HIDDEN1] = h1
     header[N.M_HIDDEN2] = h2
     header[N.M_OUTPUTS] = 2
-    header[N.M_ENCODING] = N.ENCODING_VERSION
+    header[N.M_ENCODING] = encoding
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2**32 - 1,)))
-    weights = rng.uniform(-0.1, 0.1, N.n_parameters(N.N_NET_INPUTS, h1, h2, 2))
+    weights = rng.uniform(-0.1, 0.1, N.n_parameters(N.n_inputs(encoding), h1, h2, 2))
     return np.concatenate([header, weights]), RI.new_knob_weights(h1, seed)
 
 
@@ -358,6 +376,7 @@ class ReadingSettings:
     alpha_halving: int = 0  # the step size halves every this many games (0: constant)
     start: str = ""  # a rule-reading model whose weights the run starts from ("" : drawn from the seed)
     start_sha256: str = ""  # that model's digest, so the run can be reproduced from the same file
+    encoding: int = N.ENCODING_VERSION  # the inputs of a network drawn from the seed (kernels.net)
 
     def step_size(self, done: int) -> float:
         """The step size of the batch that starts after ``done`` games."""
@@ -388,7 +407,7 @@ class ReadingSettings:
         if self.alpha_halving < 0 or self.alpha_halving % TRAIN_BATCH:
             raise AcesimError(f"--alpha-halving must be 0 or a multiple of {TRAIN_BATCH} games, got {self.alpha_halving}")
         check_seed(self.seed)
-        new_rule_model(self.hidden, self.seed)  # checks the layer sizes
+        new_rule_model(self.hidden, self.seed, self.encoding)  # checks the layer sizes and the encoding
 
     def to_json(self) -> dict:
         return {"anchors": [_rules_json(r) for r in self.anchors], "random_share": self.random_share,
@@ -396,7 +415,7 @@ class ReadingSettings:
                 "alpha": self.alpha, "width": self.width, "eval_every": self.eval_every,
                 "eval_games": self.eval_games, "eval_mixes": self.eval_mixes,
                 "checkpoint_every": self.checkpoint_every, "alpha_halving": self.alpha_halving,
-                "start": self.start, "start_sha256": self.start_sha256}
+                "start": self.start, "start_sha256": self.start_sha256, "encoding": self.encoding}
 
     @classmethod
     def from_json(cls, doc: dict) -> ReadingSettings:
@@ -404,7 +423,8 @@ class ReadingSettings:
                    int(doc["games"]), int(doc["seed"]), (int(doc["hidden"][0]), int(doc["hidden"][1])),
                    float(doc["lambda"]), float(doc["alpha"]), int(doc["width"]), int(doc["eval_every"]),
                    int(doc["eval_games"]), int(doc["eval_mixes"]), int(doc["checkpoint_every"]),
-                   int(doc.get("alpha_halving", 0)), str(doc.get("start", "")), str(doc.get("start_sha256", "")))
+                   int(doc.get("alpha_halving", 0)), str(doc.get("start", "")), str(doc.get("start_sha256", "")),
+                   int(doc.get("encoding", 1)))
 
 
 @dataclass
@@ -444,13 +464,14 @@ def start_reading(settings: ReadingSettings, command: str = "") -> ReadingRun:
     """A new run of ``settings``, its network drawn from the seed, or copied from ``settings.start``."""
     settings.check()
     if not settings.start:
-        array, knob_weights = new_rule_model(settings.hidden, settings.seed)
+        array, knob_weights = new_rule_model(settings.hidden, settings.seed, settings.encoding)
         return ReadingRun(settings, array, knob_weights, command)
     model = start_model(settings.start)
     _refuse_other_sizes(settings.start, model.hidden, settings.hidden)
     if settings.start_sha256 and settings.start_sha256 != model.sha256:
         raise AcesimError(f"{settings.start} is not the model this run started from (its sha256 differs)")
-    settings = dataclasses.replace(settings, start_sha256=model.sha256)
+    # a start network reads by its own encoding
+    settings = dataclasses.replace(settings, start_sha256=model.sha256, encoding=int(model.array[N.M_ENCODING]))
     return ReadingRun(settings, model.array.copy(), model.knob_weights.copy(), command)
 
 
