@@ -890,10 +890,11 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
         if rules == "all" and rule:
             raise AcesimError("--rules all takes no --rule overrides; name the rule sets instead")
         sizes = L.parse_hidden(hidden)
-        if start is not None and not _on_command_line(ctx, "hidden"):
-            sizes = L.start_model(start).hidden
-        if start is not None:
-            encoding = _start_encoding(ctx, start, L.start_model(start).array, encoding)
+        begin = None if start is None else L.start_model(start)
+        if begin is not None and not _on_command_line(ctx, "hidden"):
+            sizes = begin.hidden
+        if begin is not None:
+            encoding = _start_encoding(ctx, start, begin.array, encoding)
         settings = L.ReadingSettings(
             anchors, 0.5 if random_share is None else random_share, games, seed, sizes, lam,
             alpha, width, eval_every or games, eval_games, eval_mixes,

@@ -260,11 +260,12 @@ class Stop(Exception):
     pass
 
 
-@pytest.mark.parametrize("halving", [0, 32])
-def test_resumed_training_equals_the_uninterrupted_run(tmp_path, halving):
+@pytest.mark.parametrize("halving,encoding", [(0, 1), (32, 2)])
+def test_resumed_training_equals_the_uninterrupted_run(tmp_path, halving, encoding):
     settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 96, 5, (8, 0), checkpoint_every=32,
-                                 alpha_halving=halving)
+                                 alpha_halving=halving, encoding=encoding)
     whole = L.train_reading(L.start_reading(settings), tmp_path / "whole.npz")
+    assert int(whole.array[N.M_INPUTS]) == N.n_inputs(encoding)
 
     def stop(done, evaluations):
         if done == 48:
@@ -273,7 +274,7 @@ def test_resumed_training_equals_the_uninterrupted_run(tmp_path, halving):
     with pytest.raises(Stop):
         L.train_reading(L.start_reading(settings), tmp_path / "part.npz", progress=stop)
     resumed = L.resume_reading(tmp_path / "part.npz")
-    assert resumed.done == 32
+    assert resumed.done == 32 and resumed.settings.encoding == encoding
     L.train_reading(resumed, tmp_path / "part.npz")
     assert np.array_equal(whole.array, resumed.array)
     assert np.array_equal(whole.knob_weights, resumed.knob_weights)
