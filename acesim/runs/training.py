@@ -45,27 +45,18 @@ DEFAULT_ALPHA = 0.1
 POINTS_SCALE = RI.POINTS_SCALE
 
 
-def check_encoding(encoding: int) -> None:
+def _check_network(hidden: tuple[int, int], encoding: int) -> None:
+    h1, h2 = hidden
+    if not 1 <= h1 <= N.MAX_HIDDEN or not 0 <= h2 <= N.MAX_HIDDEN:
+        raise AcesimError(f"hidden layer sizes must be 1..{N.MAX_HIDDEN} (second may be 0), got {h1}, {h2}")
     if encoding not in N.ENCODINGS:
         raise AcesimError(f"the encoding must be one of {', '.join(map(str, N.ENCODINGS))}, got {encoding}")
 
 
-def new_model(rules: Ruleset, hidden: tuple[int, int], seed: int, objective: str = "auto",
-              encoding: int = N.ENCODING_VERSION) -> np.ndarray:
-    """A fresh network for ``rules`` reading positions by ``encoding`` (``kernels.net``): small uniform
-    weights drawn from ``seed``."""
+def _new_network(hidden: tuple[int, int], seed: int, encoding: int, outputs: int, scale: float,
+                 objective: int) -> np.ndarray:
+    """A network's header and its small uniform weights drawn from ``seed`` (sizes already checked)."""
     h1, h2 = hidden
-    if not 1 <= h1 <= N.MAX_HIDDEN or not 0 <= h2 <= N.MAX_HIDDEN:
-        raise AcesimError(f"hidden layer sizes must be 1..{N.MAX_HIDDEN} (second may be 0), got {h1}, {h2}")
-    check_encoding(encoding)
-    scale = RI.points_scale(rules)
-    points = RI.scores_points(rules)
-    outputs = 2 if points else 1
-    if objective not in ("auto", "wins", "points"):
-        raise AcesimError(f"the objective must be auto, wins or points, got {objective!r}")
-    if objective == "points" and not points:
-        raise AcesimError(f"rules {rules.name!r} score every game 1 point: use the objective 'wins'")
-    play_points = points if objective == "auto" else objective == "points"
     header = np.zeros(N.HEADER)
     header[N.M_TAG] = N.NET_TAG
     header[N.M_INPUTS] = N.n_inputs(encoding)
@@ -74,10 +65,27 @@ def new_model(rules: Ruleset, hidden: tuple[int, int], seed: int, objective: str
     header[N.M_OUTPUTS] = outputs
     header[N.M_POINTS_SCALE] = scale
     header[N.M_ENCODING] = encoding
-    header[N.M_OBJECTIVE] = N.OBJECTIVE_POINTS if play_points else N.OBJECTIVE_WINS
+    header[N.M_OBJECTIVE] = objective
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2**32 - 1,)))
     weights = rng.uniform(-0.1, 0.1, N.n_parameters(N.n_inputs(encoding), h1, h2, outputs))
     return np.concatenate([header, weights])
+
+
+def new_model(rules: Ruleset, hidden: tuple[int, int], seed: int, objective: str = "auto",
+              encoding: int = N.ENCODING_VERSION) -> np.ndarray:
+    """A fresh network for ``rules`` reading positions by ``encoding`` (``kernels.net``): small uniform
+    weights drawn from ``seed``."""
+    _check_network(hidden, encoding)
+    scale = RI.points_scale(rules)
+    points = RI.scores_points(rules)
+    outputs = 2 if points else 1
+    if objective not in ("auto", "wins", "points"):
+        raise AcesimError(f"the objective must be auto, wins or points, got {objective!r}")
+    if objective == "points" and not points:
+        raise AcesimError(f"rules {rules.name!r} score every game 1 point: use the objective 'wins'")
+    play_points = points if objective == "auto" else objective == "points"
+    return _new_network(hidden, seed, encoding, outputs, scale,
+                        N.OBJECTIVE_POINTS if play_points else N.OBJECTIVE_WINS)
 
 
 # --- training ---------------------------------------------------------------------
@@ -324,20 +332,9 @@ def new_rule_model(hidden: tuple[int, int], seed: int,
     points); its header's points scale is 0 until ``rule_inputs.fold`` sets
     it for a rule set.  Its weights are drawn as ``new_model``'s from ``seed``.
     """
-    h1, h2 = hidden
-    if not 1 <= h1 <= N.MAX_HIDDEN or not 0 <= h2 <= N.MAX_HIDDEN:
-        raise AcesimError(f"hidden layer sizes must be 1..{N.MAX_HIDDEN} (second may be 0), got {h1}, {h2}")
-    check_encoding(encoding)
-    header = np.zeros(N.HEADER)
-    header[N.M_TAG] = N.NET_TAG
-    header[N.M_INPUTS] = N.n_inputs(encoding)
-    header[N.M_HIDDEN1] = h1
-    header[N.M_HIDDEN2] = h2
-    header[N.M_OUTPUTS] = 2
-    header[N.M_ENCODING] = encoding
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2**32 - 1,)))
-    weights = rng.uniform(-0.1, 0.1, N.n_parameters(N.n_inputs(encoding), h1, h2, 2))
-    return np.concatenate([header, weights]), RI.new_knob_weights(h1, seed)
+    _check_network(hidden, encoding)
+    # points scale 0 and objective OBJECTIVE_WINS (0) until folded, as the header's zeros were before
+    return _new_network(hidden, seed, encoding, 2, 0.0, N.OBJECTIVE_WINS), RI.new_knob_weights(hidden[0], seed)
 
 
 def _rules_json(rules: Ruleset) -> dict:
