@@ -293,43 +293,33 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
     occupied = root[S_MINE]
     best_score = -np.inf
     best_d1, best_src1, best_dst1, best_src2, best_dst2 = 0, 0, 0, 0, 0
-    # higher die first: every play, each pair of moves noted
-    m1 = legal_moves(board, hi, rule_bits, open_bits, blot_bits, occupied, first_moves)
-    for i in range(m1):
-        src1, dst1 = first_moves[i, 0], first_moves[i, 1]
-        first = moved_summary(root, board, src1, dst1)
-        if first[S_OFF] == N_CHECKERS:
-            continue  # won with one die: a leaf one die deep
-        _copy_board(child, board)
-        apply_move(child, src1, dst1)
-        m2 = legal_moves(child, lo, rule_bits, open_bits, blot_bits, first[S_MINE], second_moves)
-        seen = 0
-        for j in range(m2):
-            src2, dst2 = second_moves[j, 0], second_moves[j, 1]
-            seen |= np.int64(1) << src2
-            s = tuple_score(moved_summary(first, child, src2, dst2), weights)
-            if best_d1 == 0 or s > best_score:
-                best_score = s
-                best_d1, best_src1, best_dst1, best_src2, best_dst2 = hi, src1, dst1, src2, dst2
-        pairs[src1] = seen
-    # lower die first: only the pairs not already played the other way round
-    m1 = legal_moves(board, lo, rule_bits, open_bits, blot_bits, occupied, first_moves)
-    for i in range(m1):
-        src1, dst1 = first_moves[i, 0], first_moves[i, 1]
-        first = moved_summary(root, board, src1, dst1)
-        if first[S_OFF] == N_CHECKERS:
-            continue
-        _copy_board(child, board)
-        apply_move(child, src1, dst1)
-        m2 = legal_moves(child, hi, rule_bits, open_bits, blot_bits, first[S_MINE], second_moves)
-        for j in range(m2):
-            src2, dst2 = second_moves[j, 0], second_moves[j, 1]
-            if (pairs[src2] >> src1) & 1:
-                continue  # (src2 with hi, then src1 with lo) reached this position already
-            s = tuple_score(moved_summary(first, child, src2, dst2), weights)
-            if best_d1 == 0 or s > best_score:
-                best_score = s
-                best_d1, best_src1, best_dst1, best_src2, best_dst2 = lo, src1, dst1, src2, dst2
+    # higher die first: every play, each pair of moves noted; then lower die first: only the pairs
+    # not already played the other way round.  One loop over the two orders, so that the inlined
+    # summary and score are compiled once, not once per order.
+    for order in range(2):
+        d1, d2 = (hi, lo) if order == 0 else (lo, hi)
+        m1 = legal_moves(board, d1, rule_bits, open_bits, blot_bits, occupied, first_moves)
+        for i in range(m1):
+            src1, dst1 = first_moves[i, 0], first_moves[i, 1]
+            first = moved_summary(root, board, src1, dst1)
+            if first[S_OFF] == N_CHECKERS:
+                continue  # won with one die: a leaf one die deep
+            _copy_board(child, board)
+            apply_move(child, src1, dst1)
+            m2 = legal_moves(child, d2, rule_bits, open_bits, blot_bits, first[S_MINE], second_moves)
+            seen = 0
+            for j in range(m2):
+                src2, dst2 = second_moves[j, 0], second_moves[j, 1]
+                if order == 0:
+                    seen |= np.int64(1) << src2
+                elif (pairs[src2] >> src1) & 1:
+                    continue  # (src2 with hi, then src1 with lo) reached this position already
+                s = tuple_score(moved_summary(first, child, src2, dst2), weights)
+                if best_d1 == 0 or s > best_score:
+                    best_score = s
+                    best_d1, best_src1, best_dst1, best_src2, best_dst2 = d1, src1, dst1, src2, dst2
+            if order == 0:
+                pairs[src1] = seen
     _copy_board(result, board)
     if best_d1 != 0:
         apply_move(result, best_src1, best_dst1)

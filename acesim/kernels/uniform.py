@@ -642,16 +642,18 @@ def _depth_first(scratch, segment, n_dice, occupied, open_bits, blot_bits, rule_
     scratch[_OCC] = occupied
     scratch[_LIMIT] = RANK_BAR
     k = 0
-    n, used = _visit(scratch, segment, n_dice, 0, 0, 0, open_bits, blot_bits, rule_bits)
-    while n != FULL:
-        if _descend(scratch, segment, k, rule_bits):
-            k += 1
-            n, used = _visit(scratch, segment, n_dice, k, n, used, open_bits, blot_bits, rule_bits)
-        elif k == 0:
-            return n, used
-        else:
+    n, used = 0, 0
+    # one call of the inlined ``_visit``, not one for the root and one for the rest: each copy is
+    # typed and compiled again, and this search's copies were a tenth of the kernels' compile
+    while True:
+        n, used = _visit(scratch, segment, n_dice, k, n, used, open_bits, blot_bits, rule_bits)
+        if n == FULL:
+            return FULL, 0
+        while not _descend(scratch, segment, k, rule_bits):
+            if k == 0:
+                return n, used
             k -= 1
-    return FULL, 0
+        k += 1
 
 
 @njit(cache=True, inline="always")
