@@ -338,7 +338,7 @@ def _wait_for_group(pgid: int, seconds: float) -> None:
 def test_orphaned_workers_end_without_a_traceback(tmp_path):
     out = tmp_path / "run"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "acesim.cli", "simulate", "--games", "40000", "--chunk-size", "500",
+        [sys.executable, "-m", "acesim.cli", "simulate", "--games", "40000", "--chunk-size", "100",
          "--strategy", "racer", "--vs", "random", "--workers", "2", "--no-progress", "--out", str(out)],
         env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.monotonic() + 180
