@@ -643,8 +643,8 @@ def _depth_first(scratch, segment, n_dice, occupied, open_bits, blot_bits, rule_
     scratch[_LIMIT] = RANK_BAR
     k = 0
     n, used = 0, 0
-    # one call of the inlined ``_visit``, not one for the root and one for the rest: each copy is
-    # typed and compiled again, and this search's copies were a tenth of the kernels' compile
+    # one call site of the inlined ``_visit``, not one for the root and one for the rest: Numba types
+    # and compiles every copy again (docs/performance-log.md)
     while True:
         n, used = _visit(scratch, segment, n_dice, k, n, used, open_bits, blot_bits, rule_bits)
         if n == FULL:
