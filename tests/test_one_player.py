@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from acesim.analyses.equity import equity_models
 from acesim.cli import app
 from acesim.common.errors import AcesimError
+from acesim.engine.model_files import load_model, shipped_path
 from acesim.engine.rules import Ruleset
 from acesim.engine.strategies import best_spec, resolve_spec
 from acesim.runs.options import AnalysisOptions
@@ -29,14 +31,15 @@ AMERICAN = Ruleset.preset("american")
 BACKGAMMON = Ruleset.preset("backgammon")
 
 
-def test_best_is_one_shipped_model_only_where_it_plays_every_rule_set():
+def test_best_is_the_one_shipped_model_that_plays_every_rule_set():
+    # one preset: the network trained for it alone
     assert best_spec(EUROPEAN) == "learned:european"
     # the cube's knobs change no checker play: the one model still plays both
     assert best_spec(EUROPEAN, EUROPEAN.with_overrides({"cube": "money"})) == "learned:european"
-    # two presets, or a preset and a house rule: no shipped model plays both
-    assert best_spec(EUROPEAN, AMERICAN) == "expert"
-    assert best_spec(EUROPEAN, EUROPEAN.with_overrides({"hitting": "after-home"})) == "expert"
-    assert best_spec(EUROPEAN.with_overrides({"hitting": "after-home"})) == "expert"
+    # two presets, or a preset and a house rule, or a house rule alone: the network that reads the rules
+    assert best_spec(EUROPEAN, AMERICAN) == "learned:any"
+    assert best_spec(EUROPEAN, EUROPEAN.with_overrides({"hitting": "after-home"})) == "learned:any"
+    assert best_spec(EUROPEAN.with_overrides({"hitting": "after-home"})) == "learned:any"
     assert resolve_spec("racer", EUROPEAN, AMERICAN) == "racer"
     with pytest.raises(ValueError):
         best_spec()
@@ -44,12 +47,12 @@ def test_best_is_one_shipped_model_only_where_it_plays_every_rule_set():
 
 # Every way of setting rule sets side by side: presets, a sweep, an override; and the player expected.
 COMPARISONS = [
-    (dict(rules="european,american"), "expert"),
-    (dict(rules="european,backgammon"), "expert"),
-    (dict(rules="european", sweep="hitting=free,after-home"), "expert"),
+    (dict(rules="european,american"), "learned:any"),
+    (dict(rules="european,backgammon"), "learned:any"),
+    (dict(rules="european", sweep="hitting=free,after-home"), "learned:any"),
     (dict(rules="european", sweep="cube=none,money"), "learned:european"),
-    (dict(rules="european,navy", overrides=["bar_first=false"]), "expert"),
-    (dict(rules="european", rules_files=[EXAMPLES / "club-rules.toml"]), "expert"),
+    (dict(rules="european,navy", overrides=["bar_first=false"]), "learned:any"),
+    (dict(rules="european", rules_files=[EXAMPLES / "club-rules.toml"]), "learned:any"),
 ]
 
 
@@ -84,7 +87,7 @@ def test_a_named_player_that_cannot_play_a_rule_set_is_refused_naming_it():
 
 
 @pytest.mark.parametrize("args, player", [
-    (["--rules", "european", "--sweep", "hitting=free,after-home"], "expert"),
+    (["--rules", "european", "--sweep", "hitting=free,after-home"], "learned:any"),
     (["--rules", "european", "--sweep", "cube=none,money"], "learned:european"),
 ])
 def test_compare_says_its_one_player_and_records_it(args, player, tmp_path):
@@ -102,35 +105,51 @@ def test_compare_says_its_one_player_and_records_it(args, player, tmp_path):
     assert f"played by `{player}` against itself under every rule set (`best`: {why})." in markdown
 
 
-def test_auto_equity_offers_a_shipped_model_only_if_it_plays_every_rule_set():
+def test_auto_equity_offers_the_one_shipped_model_that_plays_every_rule_set():
     house = EUROPEAN.with_overrides({"hitting": "after-home"})
     alone = equity_models(EUROPEAN, "expert", 20, seed=3)
-    assert "learned" in alone.calibrations
+    assert alone.learned.path.endswith("european.npz")
+    # a comparison with a house rule is measured by the network that reads the rules, under both
     mixed = equity_models(EUROPEAN, "expert", 20, seed=3, among=(EUROPEAN, house))
-    assert set(mixed.calibrations) == {"logistic"} and mixed.chosen == "logistic"
+    assert mixed.learned.path.endswith("any.npz")
+    assert np.array_equal(mixed.learned.array, load_model(shipped_path("any")).network(EUROPEAN))
     cube = equity_models(EUROPEAN, "expert", 20, seed=3, among=(EUROPEAN, EUROPEAN.with_overrides({"cube": "money"})))
-    assert "learned" in cube.calibrations
+    assert cube.learned.path.endswith("european.npz")
 
 
-def test_best_prefers_a_shipped_network_that_reads_the_rules(tmp_path, monkeypatch):
-    """Once a rule-reading network ships, it is the one player of every comparison it can play."""
+def test_without_a_network_that_plays_them_all_auto_equity_is_logistic(tmp_path, monkeypatch):
     import shutil
 
+    from acesim.engine import model_files
+
+    shutil.copy(shipped_path("european"), tmp_path / "european.npz")
+    monkeypatch.setattr(model_files, "model_dir", lambda: tmp_path)
+    house = EUROPEAN.with_overrides({"hitting": "after-home"})
+    mixed = equity_models(EUROPEAN, "expert", 20, seed=3, among=(EUROPEAN, house))
+    assert set(mixed.calibrations) == {"logistic"} and mixed.chosen == "logistic"
+
+
+def test_best_takes_a_preset_network_for_its_rules_and_the_rule_reading_one_for_the_rest(tmp_path, monkeypatch):
+    """The network trained for one rule set plays it; the one that reads the rules plays every comparison."""
+    import shutil
+
+    from acesim.engine import model_files
     from acesim.engine import strategies as S
-    from acesim.engine.model_files import shipped_path
     from acesim.engine.rules import PRESETS
     from acesim.runs import training as L
 
     settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 32, 4, (6, 0))
     L.train_reading(L.start_reading(settings), tmp_path / "all.npz")
     shutil.copy(shipped_path("european"), tmp_path / "european.npz")
-    monkeypatch.setattr(S, "model_dir", lambda: tmp_path)
+    monkeypatch.setattr(model_files, "model_dir", lambda: tmp_path)
     S._best_for.cache_clear()
     try:
         house = EUROPEAN.with_overrides({"hitting": "after-home"})
         assert best_spec(EUROPEAN, AMERICAN) == "learned:all"
         assert best_spec(EUROPEAN, house) == "learned:all"
-        assert best_spec(EUROPEAN) == "learned:all"  # before the preset's own network
+        assert best_spec(house) == "learned:all"
+        assert best_spec(EUROPEAN) == "learned:european"  # the preset's own network, before the one for all
+        assert best_spec(AMERICAN) == "learned:all"  # no network of its own here
         (tmp_path / "all.npz").unlink()
         S._best_for.cache_clear()
         assert best_spec(EUROPEAN) == "learned:european" and best_spec(EUROPEAN, house) == "expert"

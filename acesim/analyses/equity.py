@@ -21,7 +21,7 @@ from acesim.analyses.logistic import LogisticFit, fit_logistic
 from acesim.common.errors import AcesimError
 from acesim.common.stats import wilson
 from acesim.engine.games import Traces, trace_games
-from acesim.engine.model_files import load_model, model_path, shipped_model
+from acesim.engine.model_files import load_model, model_path, shipped_for
 from acesim.engine.rules import Ruleset
 from acesim.engine.strategies import Strategy, as_strategy
 from acesim.kernels import dice_luck as LK, game_loop as K, net as NK
@@ -129,13 +129,13 @@ def equity_models(
     """Fit the logistic V, calibrate it and a learned network on the same held-out games, pick one.
 
     ``equity`` is ``logistic``, ``learned:PATH`` (a model file or a shipped
-    model's name), or ``auto``: the model shipped for these rules when one
-    exists, and then whichever of the two is better calibrated on the
+    model's name), or ``auto``: the shipped model that plays these rules
+    (``model_files.shipped_for``) when one does, and then whichever of the two is better calibrated on the
     held-out games: the lower reliability term of the Brier score (the
     weighted squared gap between predicted and observed win rate over the ten
     bins).  The Brier score itself also rewards sharpness, which is not
     what calibration asks.  With ``among`` (every rule set of a comparison),
-    ``auto`` offers the shipped model only if it plays all of them, so that
+    ``auto`` offers the one shipped model that plays all of them, so that
     one comparison never measures its rule sets with different instruments.
     """
     learned_model = None
@@ -143,9 +143,7 @@ def equity_models(
         learned_model = load_model(model_path(equity[len("learned:"):]))
         learned_model.check_rules(rules)
     elif equity in ("auto", "logistic"):
-        learned_model = shipped_model(rules)
-        if learned_model is not None and any(shipped_model(other) != learned_model for other in among):
-            learned_model = None
+        learned_model = shipped_for(rules, *among)
     else:
         raise AcesimError(f"unknown equity model {equity!r}; use auto, logistic or learned:PATH")
     model, test, boards, base_rate = _fit(rules, strategy, games, seed, holdout)

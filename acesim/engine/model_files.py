@@ -130,18 +130,43 @@ def shipped_path(name: str) -> Path:
     return model_dir() / f"{name}.npz"
 
 
-def shipped_model(rules: Ruleset) -> LearnedModel | None:
-    """The model shipped for ``rules``, if one was trained under exactly these knobs (the cube's aside)."""
-    path = shipped_path(rules.base or rules.name)
-    if not path.exists():
-        return None
-    model = load_model(path)
-    return model if dict(model.knobs) == rules.checker_knobs() else None
+def shipped_for(*rulesets: Ruleset) -> LearnedModel | None:
+    """The one shipped model that plays every one of ``rulesets``, or None.
+
+    A model trained under exactly their checker knobs (they share one, the
+    cube's knobs aside) comes first: a network of one rule set was trained on
+    that rule set's games alone.  Otherwise a shipped network that reads the
+    rules and plays all of them.  ``best``, the equity model of the analyses
+    and the cube's equity model all take their network from here, so that
+    one comparison is played and measured by one network.
+    """
+    knob_sets = {tuple(sorted(r.checker_knobs().items())) for r in rulesets}
+    models = [load_model(p) for p in sorted(model_dir().glob("*.npz"))]
+    if len(knob_sets) == 1:
+        for model in models:
+            if not model.reads_rules and dict(model.knobs) == rulesets[0].checker_knobs():
+                return model
+    for model in models:
+        if model.reads_rules and all(_plays(model, r) for r in rulesets):
+            return model
+    return None
+
+
+def _plays(model: LearnedModel, rules: Ruleset) -> bool:
+    try:
+        model.check_rules(rules)
+    except AcesimError:
+        return False
+    return True
 
 
 def base_model(rules: Ruleset) -> LearnedModel:
-    """The shipped model of ``rules``' base preset: the equity model of the cube decisions of a
-    seat that has no network of its own (docs/rules.md section 6)."""
+    """The equity model of the cube decisions of a seat that has no network of its own
+    (docs/rules.md section 6): the shipped model that plays ``rules`` (``shipped_for``), else the
+    shipped model of their base preset."""
+    model = shipped_for(rules)
+    if model is not None:
+        return model
     path = shipped_path(rules.base or rules.name)
     if not path.exists():
         shipped = sorted(p.stem for p in model_dir().glob("*.npz"))

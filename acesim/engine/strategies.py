@@ -29,9 +29,9 @@ from acesim.engine.model_files import (
     LearnedModel,
     base_model,
     load_model,
-    model_dir,
     model_path,
     refuse_other_rules,
+    shipped_for,
 )
 from acesim.engine.rules import Ruleset
 from acesim.kernels.choice import LEARNED, LINEAR, MAX_WIDTH, RANDOM, Seats
@@ -206,8 +206,8 @@ BEST_FALLBACK = "expert"
 
 
 def best_spec(*rulesets) -> str:
-    """What ``best`` plays under every one of ``rulesets``: ``learned:NAME`` of a shipped model
-    that plays all of them (a network that reads the rules first), else ``expert``.
+    """What ``best`` plays under every one of ``rulesets``: ``learned:NAME`` of the one shipped
+    model that plays all of them (``model_files.shipped_for``), else ``expert``.
 
     One player for all: a comparison whose rule sets were played by different
     players would report the players' difference as the rules'.
@@ -220,19 +220,8 @@ def best_spec(*rulesets) -> str:
 @functools.cache
 def _best_for(knob_sets: frozenset) -> str:
     # cached: a report asks once per rule set and check, and every ask would read every model file
-    rulesets = [Ruleset(**dict(knobs)) for knobs in knob_sets]
-    playing = [m for m in (load_model(p) for p in sorted(model_dir().glob("*.npz")))
-               if all(_plays(m, r) for r in rulesets)]
-    playing.sort(key=lambda m: not m.reads_rules)  # stable: then by name
-    return f"{LEARNED_PREFIX}{Path(playing[0].path).stem}" if playing else BEST_FALLBACK
-
-
-def _plays(model: LearnedModel, rules: Ruleset) -> bool:
-    try:
-        model.check_rules(rules)
-    except AcesimError:
-        return False
-    return True
+    model = shipped_for(*(Ruleset(**dict(knobs)) for knobs in knob_sets))
+    return f"{LEARNED_PREFIX}{Path(model.path).stem}" if model is not None else BEST_FALLBACK
 
 
 def resolve_spec(spec: str, *rulesets) -> str:

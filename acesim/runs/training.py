@@ -30,7 +30,6 @@ from acesim.engine.model_files import (  # noqa: F401 (re-exported: callers know
     refuse_other_rules,
     save_model,
     save_rule_model,
-    shipped_model,
     shipped_path,
 )
 from acesim.engine.rules import PRESETS, Ruleset
