@@ -43,14 +43,14 @@ def test_report_has_every_chart_and_table(report):
     # the reproducing command and seed, the formulas, the knob tables
     assert "`acesim report --rules european,backgammon --games 150 --strategy best --equity-games 60 " \
         "--luck-games 6 --ladder-games 4 --seed 9 --out" in markdown
-    # best is one player for both rule sets: no shipped model plays both presets, so expert,
+    # best is one player for both rule sets: the shipped network that reads the rules,
     # said in the report and its metadata (tests/test_one_player.py)
-    assert meta["player"] == "expert"
-    assert meta["players"] == {"european": "expert", "backgammon": "expert"}
-    assert "played by `expert` against itself under every rule set (`best`: no shipped network plays them " \
-        "all)" in markdown
+    assert meta["player"] == "learned:any"
+    assert meta["players"] == {"european": "learned:any", "backgammon": "learned:any"}
+    assert "played by `learned:any` against itself under every rule set (`best`: the shipped network that " \
+        "plays them all)" in markdown
     assert set(pd.read_csv(report / "tables" / "ladder.csv")["strategy"]) == {"random", "racer", "safe", "blocker",
-                                                                            "expert"}
+                                                                            "expert", "learned:any"}
     assert "net luck N = L_A - L_B" in html and "home_after_all_in" in html
     assert meta["rules"]["backgammon"]["start"] == "backgammon"
 
