@@ -9,7 +9,7 @@ import pytest
 
 from acesim.common.errors import AcesimError
 from acesim.engine.games import play_games, play_records, records_frame, trace_games
-from acesim.engine.model_files import base_model, shipped_path
+from acesim.engine.model_files import base_model, load_model, shipped_path
 from acesim.engine.rules import CHECKER_KNOBS, Ruleset, load_ruleset, parse_override
 from acesim.engine.strategies import best_spec, load_strategy, lowered
 from acesim.kernels import cube as C, game_loop as K, layout as L
@@ -199,6 +199,20 @@ def test_each_seat_gets_its_own_equity_model():
     assert np.array_equal(seats.cube_models[1, : len(net)], net)
     # the cube changes no checker play: the shipped model is still the rule set's best player
     assert best_spec(rules) == "learned:american"
+
+
+def test_a_seat_without_a_network_decides_the_cube_by_the_network_that_plays_the_rules():
+    expert = load_strategy("expert")
+    # a preset's rules: the preset's own network, as before the network that reads the rules shipped
+    preset = load_ruleset("european", ["cube=money"])
+    own = load_model(shipped_path("european")).array
+    assert np.array_equal(lowered(expert, expert, preset).cube_models[0, : len(own)], own)
+    # a house rule: the network that reads the rules, folded for it, in both seats
+    house = load_ruleset("european", ["cube=money", "hitting=after-home"])
+    folded = load_model(shipped_path("any")).network(house)
+    seats = lowered(expert, expert, house)
+    for seat in range(2):
+        assert np.array_equal(seats.cube_models[seat, : len(folded)], folded)
 
 
 @pytest.mark.parametrize("cube_max", [2, 4])

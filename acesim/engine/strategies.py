@@ -274,7 +274,7 @@ def lowered(a: Strategy, b: Strategy, rules=None) -> Seats:
     learned strategy trained under other rules is refused, and under rules
     with the cube each seat gets the network of its cube decisions
     (``cube_models``): a learned seat its own, any other seat the shipped
-    model of the rules' base preset.  Without the cube (or without
+    network that plays the rules (``model_files.base_model``).  Without the cube (or without
     ``rules``) there are none, and the games evaluate no network for it.
     A strategy whose model reads the rules plays its network folded for
     ``rules`` (``Strategy.row``); without ``rules`` it is refused.
