@@ -194,19 +194,22 @@ def test_each_seat_gets_its_own_equity_model():
     rules = load_ruleset("american", ["cube=money"])
     learned = load_strategy("learned:american")
     seats = lowered(learned, load_strategy("expert"), rules)
-    net = base_model(rules).array
+    net = base_model(rules).network(rules)
     assert np.array_equal(seats.cube_models[0, : len(learned.weights)], learned.weights)
     assert np.array_equal(seats.cube_models[1, : len(net)], net)
-    # the cube changes no checker play: the shipped model is still the rule set's best player
-    assert best_spec(rules) == "learned:american"
+    # the cube changes no checker play: the rule set's best player is the preset's
+    assert best_spec(rules) == best_spec(Ruleset.preset("american")) == "learned:any"
 
 
 def test_a_seat_without_a_network_decides_the_cube_by_the_network_that_plays_the_rules():
     expert = load_strategy("expert")
-    # a preset's rules: the preset's own network, as before the network that reads the rules shipped
-    preset = load_ruleset("european", ["cube=money"])
-    own = load_model(shipped_path("european")).array
+    # a preset's rules: the network `best` plays under them, the preset's own where best.toml names it
+    preset = load_ruleset("backgammon", ["cube=money"])
+    own = load_model(shipped_path("backgammon")).array
     assert np.array_equal(lowered(expert, expert, preset).cube_models[0, : len(own)], own)
+    preset = load_ruleset("european", ["cube=money"])
+    folded = load_model(shipped_path("any")).network(preset)
+    assert np.array_equal(lowered(expert, expert, preset).cube_models[0, : len(folded)], folded)
     # a house rule: the network that reads the rules, folded for it, in both seats
     house = load_ruleset("european", ["cube=money", "hitting=after-home"])
     folded = load_model(shipped_path("any")).network(house)

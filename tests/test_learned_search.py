@@ -72,12 +72,13 @@ def test_the_default_search_finds_the_exhaustive_searchs_play():
     assert same / total >= 0.9, (same, total)
 
 
-def test_best_resolves_to_the_matching_shipped_model_else_the_one_that_reads_the_rules():
+def test_best_resolves_to_the_network_best_toml_names_else_the_one_that_reads_the_rules():
     from acesim.common.errors import AcesimError
     from acesim.engine.strategies import best_spec, resolve_spec
 
-    assert best_spec(Ruleset.preset("navy")) == "learned:navy"
-    assert resolve_spec("best", Ruleset.preset("european")) == "learned:european"
+    assert best_spec(Ruleset.preset("navy")) == "learned:any"
+    assert best_spec(Ruleset.preset("backgammon")) == "learned:backgammon"
+    assert resolve_spec("best", Ruleset.preset("european")) == "learned:any"
     assert resolve_spec("safe", Ruleset.preset("european")) == "safe"
     assert best_spec(Ruleset.preset("navy").with_overrides({"bearoff": "exact" if Ruleset.preset("navy").bearoff == "standard" else "standard"})) == "learned:any"
     for spec in ("best", "best@full"):

@@ -32,10 +32,13 @@ BACKGAMMON = Ruleset.preset("backgammon")
 
 
 def test_best_is_the_one_shipped_model_that_plays_every_rule_set():
-    # one preset: the network trained for it alone
-    assert best_spec(EUROPEAN) == "learned:european"
+    # one preset: the network that reads the rules, which wins against the European network head to head
+    assert best_spec(EUROPEAN) == "learned:any"
+    # backgammon: its own network, named in the models' best.toml (it wins against learned:any there)
+    assert best_spec(BACKGAMMON) == "learned:backgammon"
     # the cube's knobs change no checker play: the one model still plays both
-    assert best_spec(EUROPEAN, EUROPEAN.with_overrides({"cube": "money"})) == "learned:european"
+    assert best_spec(BACKGAMMON, BACKGAMMON.with_overrides({"cube": "money"})) == "learned:backgammon"
+    assert best_spec(EUROPEAN, EUROPEAN.with_overrides({"cube": "money"})) == "learned:any"
     # two presets, or a preset and a house rule, or a house rule alone: the network that reads the rules
     assert best_spec(EUROPEAN, AMERICAN) == "learned:any"
     assert best_spec(EUROPEAN, EUROPEAN.with_overrides({"hitting": "after-home"})) == "learned:any"
@@ -50,7 +53,8 @@ COMPARISONS = [
     (dict(rules="european,american"), "learned:any"),
     (dict(rules="european,backgammon"), "learned:any"),
     (dict(rules="european", sweep="hitting=free,after-home"), "learned:any"),
-    (dict(rules="european", sweep="cube=none,money"), "learned:european"),
+    (dict(rules="european", sweep="cube=none,money"), "learned:any"),
+    (dict(rules="backgammon", sweep="cube=none,money"), "learned:backgammon"),
     (dict(rules="european,navy", overrides=["bar_first=false"]), "learned:any"),
     (dict(rules="european", rules_files=[EXAMPLES / "club-rules.toml"]), "learned:any"),
 ]
@@ -88,7 +92,7 @@ def test_a_named_player_that_cannot_play_a_rule_set_is_refused_naming_it():
 
 @pytest.mark.parametrize("args, player", [
     (["--rules", "european", "--sweep", "hitting=free,after-home"], "learned:any"),
-    (["--rules", "european", "--sweep", "cube=none,money"], "learned:european"),
+    (["--rules", "backgammon", "--sweep", "cube=none,money"], "learned:backgammon"),
 ])
 def test_compare_says_its_one_player_and_records_it(args, player, tmp_path):
     out = tmp_path / "cmp"
@@ -108,13 +112,18 @@ def test_compare_says_its_one_player_and_records_it(args, player, tmp_path):
 def test_auto_equity_offers_the_one_shipped_model_that_plays_every_rule_set():
     house = EUROPEAN.with_overrides({"hitting": "after-home"})
     alone = equity_models(EUROPEAN, "expert", 20, seed=3)
-    assert alone.learned.path.endswith("european.npz")
+    assert alone.learned.path.endswith("any.npz")
+    backgammon = equity_models(BACKGAMMON, "expert", 20, seed=3)
+    assert backgammon.learned.path.endswith("backgammon.npz")  # named in the models' best.toml
     # a comparison with a house rule is measured by the network that reads the rules, under both
     mixed = equity_models(EUROPEAN, "expert", 20, seed=3, among=(EUROPEAN, house))
     assert mixed.learned.path.endswith("any.npz")
     assert np.array_equal(mixed.learned.array, load_model(shipped_path("any")).network(EUROPEAN))
     cube = equity_models(EUROPEAN, "expert", 20, seed=3, among=(EUROPEAN, EUROPEAN.with_overrides({"cube": "money"})))
-    assert cube.learned.path.endswith("european.npz")
+    assert cube.learned.path.endswith("any.npz")
+    cube = equity_models(BACKGAMMON, "expert", 20, seed=3,
+                         among=(BACKGAMMON, BACKGAMMON.with_overrides({"cube": "money"})))
+    assert cube.learned.path.endswith("backgammon.npz")
 
 
 def test_without_a_network_that_plays_them_all_auto_equity_is_logistic(tmp_path, monkeypatch):
@@ -129,8 +138,9 @@ def test_without_a_network_that_plays_them_all_auto_equity_is_logistic(tmp_path,
     assert set(mixed.calibrations) == {"logistic"} and mixed.chosen == "logistic"
 
 
-def test_best_takes_a_preset_network_for_its_rules_and_the_rule_reading_one_for_the_rest(tmp_path, monkeypatch):
-    """The network trained for one rule set plays it; the one that reads the rules plays every comparison."""
+def test_best_takes_the_rule_reading_network_unless_best_toml_names_the_presets_own(tmp_path, monkeypatch):
+    """The network that reads the rules plays every comparison, and a preset alone unless the models'
+    best.toml names the preset's own network; a preset's network plays it when nothing else does."""
     import shutil
 
     from acesim.engine import model_files
@@ -148,10 +158,42 @@ def test_best_takes_a_preset_network_for_its_rules_and_the_rule_reading_one_for_
         assert best_spec(EUROPEAN, AMERICAN) == "learned:all"
         assert best_spec(EUROPEAN, house) == "learned:all"
         assert best_spec(house) == "learned:all"
-        assert best_spec(EUROPEAN) == "learned:european"  # the preset's own network, before the one for all
+        assert best_spec(EUROPEAN) == "learned:all"
+        (tmp_path / "best.toml").write_text('own_network = ["european"]\n')
+        S._best_for.cache_clear()
+        assert best_spec(EUROPEAN) == "learned:european"  # named: the preset's own network, before the one for all
+        assert best_spec(EUROPEAN, EUROPEAN.with_overrides({"cube": "money"})) == "learned:european"
+        assert best_spec(EUROPEAN, house) == "learned:all"
         assert best_spec(AMERICAN) == "learned:all"  # no network of its own here
         (tmp_path / "all.npz").unlink()
         S._best_for.cache_clear()
         assert best_spec(EUROPEAN) == "learned:european" and best_spec(EUROPEAN, house) == "expert"
+    finally:
+        S._best_for.cache_clear()
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("own_network = [", "cannot read its list own_network"),
+        ("other = 1\n", "cannot read its list own_network"),
+        ("own_network = \"backgammon\"\n", "own_network must be a list of model names"),
+        ("own_network = [\"nosuch\"]\n", "own_network names nosuch, which is not a shipped model"),
+    ],
+)
+def test_a_bad_best_toml_is_one_line_naming_it(tmp_path, monkeypatch, text, says):
+    import shutil
+
+    from acesim.engine import model_files
+    from acesim.engine import strategies as S
+
+    shutil.copy(shipped_path("european"), tmp_path / "european.npz")
+    (tmp_path / "best.toml").write_text(text)
+    monkeypatch.setattr(model_files, "model_dir", lambda: tmp_path)
+    S._best_for.cache_clear()
+    try:
+        with pytest.raises(AcesimError, match="best.toml: " + says) as caught:
+            best_spec(EUROPEAN)
+        assert "\n" not in str(caught.value)
     finally:
         S._best_for.cache_clear()

@@ -34,6 +34,7 @@ import hashlib
 import io as pyio
 import json
 import os
+import tomllib
 import zipfile
 from dataclasses import dataclass, field
 from importlib import resources
@@ -133,23 +134,47 @@ def shipped_path(name: str) -> Path:
 def shipped_for(*rulesets: Ruleset) -> LearnedModel | None:
     """The one shipped model that plays every one of ``rulesets``, or None.
 
-    A model trained under exactly their checker knobs (they share one, the
-    cube's knobs aside) comes first: a network of one rule set was trained on
-    that rule set's games alone.  Otherwise a shipped network that reads the
-    rules and plays all of them.  ``best``, the equity model of the analyses
+    The shipped network that reads the rules and plays all of them comes
+    first, unless they share one preset's checker knobs (the cube's knobs
+    aside) and that preset's own network is named in ``best.toml`` of the
+    models folder: a network that wins against the rule-reading one under its
+    own rules plays them.  A network of one rule set also plays its rules when
+    no rule-reading network does.  ``best``, the equity model of the analyses
     and the cube's equity model all take their network from here, so that
     one comparison is played and measured by one network.
     """
     knob_sets = {tuple(sorted(r.checker_knobs().items())) for r in rulesets}
     models = [load_model(p) for p in sorted(model_dir().glob("*.npz"))]
-    if len(knob_sets) == 1:
-        for model in models:
-            if not model.reads_rules and dict(model.knobs) == rulesets[0].checker_knobs():
-                return model
+    own = [m for m in models if not m.reads_rules and len(knob_sets) == 1
+           and dict(m.knobs) == rulesets[0].checker_knobs()]
+    preferred = own_networks()
+    for model in own:
+        if Path(model.path).stem in preferred:
+            return model
     for model in models:
         if model.reads_rules and all(_plays(model, r) for r in rulesets):
             return model
-    return None
+    return own[0] if own else None
+
+
+BEST_FILE = "best.toml"
+
+
+def own_networks() -> frozenset[str]:
+    """The preset networks ``best`` plays under their own rules before the rule-reading one (``best.toml``)."""
+    path = model_dir() / BEST_FILE
+    if not path.exists():
+        return frozenset()
+    try:
+        names = tomllib.loads(path.read_text(encoding="utf-8"))["own_network"]
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError) as exc:
+        raise AcesimError(f"{path}: cannot read its list own_network ({exc})") from None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise AcesimError(f"{path}: own_network must be a list of model names")
+    missing = [n for n in names if not shipped_path(n).exists()]
+    if missing:
+        raise AcesimError(f"{path}: own_network names {', '.join(missing)}, which is not a shipped model")
+    return frozenset(names)
 
 
 def _plays(model: LearnedModel, rules: Ruleset) -> bool:
