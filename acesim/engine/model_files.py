@@ -145,8 +145,9 @@ def shipped_for(*rulesets: Ruleset) -> LearnedModel | None:
     """
     knob_sets = {tuple(sorted(r.checker_knobs().items())) for r in rulesets}
     models = [load_model(p) for p in sorted(model_dir().glob("*.npz"))]
-    own = [m for m in models if not m.reads_rules and len(knob_sets) == 1
-           and dict(m.knobs) == rulesets[0].checker_knobs()]
+    own = []
+    if len(knob_sets) == 1:
+        own = [m for m in models if not m.reads_rules and dict(m.knobs) == rulesets[0].checker_knobs()]
     preferred = own_networks()
     for model in own:
         if Path(model.path).stem in preferred:
