@@ -12,7 +12,7 @@ import pytest
 from acesim.common.errors import AcesimError
 from acesim.engine.games import play_games, play_records
 from acesim.engine.rules import Ruleset
-from acesim.engine.strategies import learned_strategy, load_strategy
+from acesim.engine.strategies import learned_strategy, load_strategy, playing_row
 from acesim.kernels import game_loop as K, net as N
 from acesim.kernels.choice import LEARNED, new_scratch
 from acesim.kernels.evaluate import FEATURES, features
@@ -275,7 +275,7 @@ def test_learned_search_ends_on_a_legal_play(tiny_model, name, width):
 
     rules = PRESETS[name]
     ra = rules.to_array()
-    model = L.load_model(tiny_model).array
+    model = playing_row(L.load_model(tiny_model).array)  # the kernels read the ranker after the network
     boards, dice = sample_positions(rules, 40, seed=4)
     ws, out, sc = new_workspace(), np.zeros(3, dtype=np.int64), new_scratch(max(width, 1))
     segment = np.zeros(8, dtype=np.int64)
@@ -304,7 +304,8 @@ def test_choose_double_uses_the_network(tiny_model):
     from acesim.kernels.choice import choose_double, net_best_play, segment_of
 
     rules = EUROPEAN.to_array()
-    model = L.load_model(tiny_model).array  # any network ranks; the rules only change its values
+    # any network ranks, the rules only change its values; the kernels read the ranker after it
+    model = playing_row(L.load_model(tiny_model).array)
     boards = game_boards(EUROPEAN, 2, 5)
     ws, out, sc = new_workspace(), np.zeros(3, dtype=np.int64), new_scratch(4)
     choices = np.array([1, 2, 3, 4], dtype=np.uint64)

@@ -312,6 +312,10 @@ def network_size(model):
 def ranker_of(model):
     """The heuristic weights after the network in a playing row (see ``network_size``)."""
     start = network_size(model)
+    if model.shape[0] < start + N_FEATURES:
+        # a bare network (not ``strategies.playing_row``): the slice would be short, and the
+        # searches would read the weights past its end, whatever memory holds there
+        raise ValueError("a learned row lacks the ranker's weights after its network")
     return model[start : start + N_FEATURES]
 
 
