@@ -419,13 +419,17 @@ def _beam(board, rules, segment, n, width, weights, keep_last, boards, scores, s
 
 
 @njit(cache=True, inline="always")
-def net_score(position, rules, again, model, sc):
-    """The mover's equity after a play reaching ``position`` (see the module docstring)."""
+def net_score(position, rules, again, model, ns):
+    """The mover's equity after a play reaching ``position`` (see the module docstring).
+
+    ``ns`` is the network's scratch, which the searches take out of their own once (``sc.net``)
+    rather than per play: each taking counts a reference to every one of its arrays, atomically.
+    """
     if position[OFF] == N_CHECKERS:
         return WIN_EQUITY
     if again:
-        return equity_of(model, position, 0, rules, sc.net)
-    return -equity_of(model, position, 1, rules, sc.net)
+        return equity_of(model, position, 0, rules, ns)
+    return -equity_of(model, position, 1, rules, ns)
 
 
 @njit(cache=True)
@@ -436,10 +440,12 @@ def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     first, stop, used = out[0], out[1], out[2]
     if bonus_lost(roll_sequence(rules), n, used):
         again = False  # the bonus is forfeited whichever play is chosen
+    ns = sc.net
     best = first
     best_score = -np.inf
+    nodes = ws.nodes
     for node in range(first, stop):
-        s = net_score(ws.nodes[node], rules, again, model, sc)
+        s = net_score(nodes[node], rules, again, model, ns)
         if node == first or s > best_score:
             best_score = s
             best = node
@@ -457,13 +463,14 @@ def _net_judged(board, rules, segment, n, width, again, ws, out, model, sc, resu
         return _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     if bonus_lost(roll_sequence(rules), n, used):
         again = False  # the bonus is forfeited whichever play is chosen
-    boards = sc.beam
+    ns = sc.net
+    boards, child = sc.beam, sc.child
     best = 0
     best_score = 0.0
     for j in range(kept):
         for i in range(BOARD_SIZE):
-            sc.child[i] = boards[lv, j, i]
-        s = net_score(sc.child, rules, again, model, sc)
+            child[i] = boards[lv, j, i]
+        s = net_score(child, rules, again, model, ns)
         if j == 0 or s > best_score:
             best_score = s
             best = j
