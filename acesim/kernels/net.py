@@ -330,8 +330,8 @@ def ranker_of(model):
 # vectorizes: a call of the C library's exp per unit took more time than the layer's sums.  exp(x)
 # is 2^k e^r with k the nearest integer to x / ln 2 and |r| <= ln(2) / 2 (ln 2 in two parts, so
 # that r is exact), e^r by its Taylor polynomial to degree 12 (the next term is below 2e-16
-# relative), and 2^k built as the bits of a double.  Within 2.3e-16 of the library's result, and
-# 3 units in its last place where the result is tiny (tests/test_learned.py).
+# relative), and 2^k built as the bits of a double.  It agrees with the library's result to a few
+# units in the last place (tests/test_learned.py holds it there).
 _INV_LN2 = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01
 _LN2_LO = 1.90821492927058770002e-10
