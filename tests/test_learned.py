@@ -319,6 +319,22 @@ def test_learned_strategy_refuses_other_rules(tiny_model):
         play_games(EUROPEAN, 2, 1, f"learned:{tiny_model}", "expert")
 
 
+def test_a_bare_network_is_refused_not_read_past(tiny_model):
+    """The doubles' beam ranks by the heuristic stored after the network (``strategies.playing_row``);
+    handed the network alone, the kernels stop with one line instead of reading past its end."""
+    from acesim.kernels.choice import net_best_play, segment_of
+
+    rules = EUROPEAN.to_array()
+    bare = L.load_model(tiny_model).array
+    board = game_boards(EUROPEAN, 1, 5)[10]
+    ws, out, sc = new_workspace(), np.zeros(3, dtype=np.int64), new_scratch(4)
+    segment, result = np.zeros(8, dtype=np.int64), np.zeros(32, dtype=np.int8)
+    n = segment_of(rules, 3, 3, False, segment)
+    with pytest.raises(ValueError, match="lacks the ranker's weights"):
+        net_best_play(board, rules, segment, n, 4, False, ws, out, bare, sc, result)
+    net_best_play(board, rules, segment, n, 4, False, ws, out, playing_row(bare), sc, result)
+
+
 def test_choose_double_uses_the_network(tiny_model):
     """After a 1-2 the learned player picks the double whose best play the network values most."""
     from acesim.kernels.choice import choose_double, net_best_play, segment_of
