@@ -17,6 +17,7 @@ from acesim.kernels import game_loop as K, net as N
 from acesim.kernels.choice import LEARNED, new_scratch
 from acesim.kernels.evaluate import FEATURES, features
 from acesim.kernels.game_loop import TRACE_WIDTH
+from acesim.kernels.layout import BAR, OFF, OPP_BAR, WAITING
 from acesim.kernels.plays import new_workspace
 from acesim.runs import training as L
 from tests.test_cli import assert_one_line_error, run
@@ -127,6 +128,44 @@ def reference_context(side: np.ndarray) -> list[float]:
         return [back / 25, 0.0, 0.0, 0.0]
     fewest = min(reference_escapes(side, p) for p in range(15, 25))
     return [back / 25, 1.0, reference_escapes(side, back) / 36, (36 - fewest) / 36]
+
+
+@pytest.mark.parametrize("hidden,rules,encoding", [((12, 0), EUROPEAN, 1), ((10, 6), AMERICAN, 1),
+                                                    ((9, 0), BACKGAMMON, 1), ((8, 0), AMERICAN, 2)])
+def test_a_plays_equity_from_its_roots_sums_is_the_encoded_ones(hidden, rules, encoding):
+    """``play_equity`` (the root's first-layer sums plus the rows of the inputs a play changed) gives
+    ``equity_of`` of the play's position to rounding, whatever the play changed: hits, entering,
+    bearing off, both views, either output; a network of encoding 2 is encoded afresh, exactly."""
+    from acesim.engine.sampling import sample_positions
+    from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
+
+    model = L.new_model(rules, hidden, seed=5, encoding=encoding)
+    model[N.HEADER :] = np.random.default_rng(11).normal(0, 0.5, len(model) - N.HEADER)
+    if int(model[N.M_OUTPUTS]) > 1:
+        model[N.M_OBJECTIVE] = N.OBJECTIVE_POINTS
+    ra = rules.to_array()
+    positions, dice = sample_positions(rules, 400, seed=9)
+    ws, out, segment = new_workspace(), np.zeros(3, dtype=np.int64), np.zeros(8, dtype=np.int64)
+    ns, fresh = N.new_net_scratch(), N.new_net_scratch()
+    worst, plays, changed = 0.0, 0, set()
+    for board, (a, b) in zip(positions, dice):
+        n = segment_of(ra, a, b, False, segment)
+        while enumerate_plays(board, ra, segment, n, ws, out) == FULL:
+            ws = grown_workspace(ws)
+        for view in (0, 1):
+            N.set_root(model, board, view, ns)
+            for node in range(out[0], min(out[1], out[0] + 20)):
+                play = ws.nodes[node]
+                got = N.play_equity(model, play, view, ra, ns)
+                want = N.equity_of(model, play, view, ra, fresh)
+                if encoding == 2:
+                    assert got == want
+                worst = max(worst, abs(got - want))
+                plays += 1
+                changed.update(i for i in (BAR, OPP_BAR, WAITING, OFF) if play[i] != board[i])
+    # plays that enter from the bar, hit, bear off, and (but from backgammon's start) enter waiting checkers
+    assert plays > 1000 and changed >= {BAR, OPP_BAR, OFF} | ({WAITING} if rules.start != "backgammon" else set())
+    assert worst < 1e-13 * max(model[N.M_POINTS_SCALE], 1.0)
 
 
 def test_the_escape_table_by_hand():

@@ -69,7 +69,7 @@ from acesim.kernels.layout import (
     N_POINTS,
     OFF,
 )
-from acesim.kernels.net import WIN_EQUITY, equity_of, new_net_scratch, ranker_of
+from acesim.kernels.net import WIN_EQUITY, new_net_scratch, play_equity, ranker_of, set_root
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.rng import below
 from acesim.kernels.sequence import after_segment, bonus_lost, roll_sequence, still_on_roll
@@ -422,14 +422,17 @@ def _beam(board, rules, segment, n, width, weights, keep_last, boards, scores, s
 def net_score(position, rules, again, model, ns):
     """The mover's equity after a play reaching ``position`` (see the module docstring).
 
-    ``ns`` is the network's scratch, which the searches take out of their own once (``sc.net``)
-    rather than per play: each taking counts a reference to every one of its arrays, atomically.
+    The search has made the position its plays start from the network's root
+    (``net.set_root``, view 0 when ``again``, else 1), so the network adds only
+    the rows of the inputs the play changed.  ``ns`` is the network's scratch,
+    which the searches take out of their own once (``sc.net``) rather than per
+    play: each taking counts a reference to every one of its arrays, atomically.
     """
     if position[OFF] == N_CHECKERS:
         return WIN_EQUITY
     if again:
-        return equity_of(model, position, 0, rules, ns)
-    return -equity_of(model, position, 1, rules, ns)
+        return play_equity(model, position, 0, rules, ns)
+    return -play_equity(model, position, 1, rules, ns)
 
 
 @njit(cache=True)
@@ -441,6 +444,7 @@ def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     if bonus_lost(roll_sequence(rules), n, used):
         again = False  # the bonus is forfeited whichever play is chosen
     ns = sc.net
+    set_root(model, board, 0 if again else 1, ns)
     best = first
     best_score = -np.inf
     nodes = ws.nodes
@@ -464,6 +468,7 @@ def _net_judged(board, rules, segment, n, width, again, ws, out, model, sc, resu
     if bonus_lost(roll_sequence(rules), n, used):
         again = False  # the bonus is forfeited whichever play is chosen
     ns = sc.net
+    set_root(model, board, 0 if again else 1, ns)
     boards, child = sc.beam, sc.child
     best = 0
     best_score = 0.0

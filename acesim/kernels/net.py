@@ -121,8 +121,12 @@ ESCAPES = _escape_table()
 # a flipped board, a summary and features for the encoder, and the parts of
 # the logistic function's exponentials (``_sigmoids``: ``exp_bits`` is a view of
 # ``exp_two``'s doubles as integers).
+# ``root``, ``root_h1``, ``root_features`` and ``root_pips`` hold the position a search's plays start from,
+# its first layer's sums and its scaled features and pip counts, as ``set_root`` leaves them for
+# ``play_equity``.
 NetScratch = namedtuple("NetScratch", ["idx", "val", "h1", "h2", "y", "d1", "d2", "board", "summary", "feat",
-                                       "exp_rest", "exp_two", "exp_bits"])
+                                       "exp_rest", "exp_two", "exp_bits", "root", "root_h1", "root_features",
+                                       "root_pips"])
 
 
 @njit(cache=True)
@@ -142,6 +146,10 @@ def new_net_scratch():
         np.zeros(MAX_HIDDEN, dtype=np.float64),
         two,
         two.view(np.int64),
+        np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE),
+        np.zeros(MAX_HIDDEN, dtype=np.float64),
+        np.zeros((2, N_FEATURES), dtype=np.float64),
+        np.zeros(2, dtype=np.int64),
     )
 
 WIN_EQUITY = 1e12  # a play that bears off the 15th checker beats every other
@@ -366,18 +374,10 @@ def _sigmoids(h, n, ns):
         h[j] = 1.0 / (1.0 + rest[j] * two[j])
 
 
-@njit(cache=True, _nrt=False)
-def forward(model, n, ns):
-    """Every unit's activation for the ``n`` active inputs of ``ns``: hidden layers into ``ns.h1``/``ns.h2``, outputs into ``ns.y``."""
-    idx, val, h1, h2, y = ns.idx, ns.val, ns.h1, ns.h2, ns.y
-    n_in = int(model[M_INPUTS])
-    H1 = int(model[M_HIDDEN1])
-    H2 = int(model[M_HIDDEN2])
-    K = int(model[M_OUTPUTS])
+@njit(cache=True, inline="always")
+def _add_rows(model, H1, idx, val, n, h1):
+    """``h1 += sum_a val[a] * W1[idx[a]]`` over the ``n`` listed inputs."""
     w1 = HEADER
-    b1 = w1 + n_in * H1
-    for j in range(H1):
-        h1[j] = model[b1 + j]
     # Rows as slices: indexing ``model[row + j]`` would keep Numba's
     # negative-index check in the loop, which stops LLVM vectorizing it.  Four
     # rows at a time load and store the sums once for four rows; each sum
@@ -409,6 +409,17 @@ def forward(model, n, ns):
         for j in range(H1):
             h1[j] += v * w[j]
         a += 1
+
+
+@njit(cache=True, inline="always")
+def _above_first(model, ns):
+    """The activations from the first layer's sums in ``ns.h1`` on: hidden layers, then outputs into ``ns.y``."""
+    h1, h2, y = ns.h1, ns.h2, ns.y
+    n_in = int(model[M_INPUTS])
+    H1 = int(model[M_HIDDEN1])
+    H2 = int(model[M_HIDDEN2])
+    K = int(model[M_OUTPUTS])
+    b1 = HEADER + n_in * H1
     _sigmoids(h1, H1, ns)
     pos = b1 + H1
     H = H1
@@ -436,6 +447,18 @@ def forward(model, n, ns):
             z += last[j] * model[wo + j * K + k]
         y[k] = z
     _sigmoids(y, K, ns)
+
+
+@njit(cache=True, _nrt=False)
+def forward(model, n, ns):
+    """Every unit's activation for the ``n`` active inputs of ``ns``: hidden layers into ``ns.h1``/``ns.h2``, outputs into ``ns.y``."""
+    H1 = int(model[M_HIDDEN1])
+    b1 = HEADER + int(model[M_INPUTS]) * H1
+    h1 = ns.h1
+    for j in range(H1):
+        h1[j] = model[b1 + j]
+    _add_rows(model, H1, ns.idx, ns.val, n, h1)
+    _above_first(model, ns)
 
 
 @njit(cache=True, _nrt=False)
@@ -501,6 +524,158 @@ def bounded_points(model, board, view, rules, p, points):
 def equity_of(model, board, view, rules, ns):
     """What side ``view`` on roll expects, signed: ``2p - 1`` (wins) or expected points (``bounded_points``)."""
     outputs(model, board, view, ns)
+    y = ns.y
+    if model[M_OBJECTIVE] == OBJECTIVE_POINTS and model[M_OUTPUTS] > 1:
+        return bounded_points(model, board, view, rules, y[0], model[M_POINTS_SCALE] * (2.0 * y[1] - 1.0))
+    return 2.0 * y[0] - 1.0
+
+
+# A search scores many plays of one position, and a play changes few of the network's inputs: a
+# handful of points, the pip counts, some features.  ``set_root`` computes the first layer's sums of
+# the position the plays start from once; ``play_equity`` starts each play from them and adds only
+# the rows of the inputs the play changed, each times the change of its value (the incremental
+# accumulator of NNUE networks).  The sums agree with ``equity_of``'s to rounding (within 1e-13,
+# tests/test_learned.py), not to the bit: the rows are added in another order.
+
+
+@njit(cache=True, inline="always")
+def _scaled_features(board, view, ns, out):
+    """Both sides' scaled features of ``board`` with side ``view`` on roll, side on roll first, into ``out``."""
+    flip(board, ns.board)
+    for s in range(2):
+        summarize(board if (s == 0) == (view == 0) else ns.board, ns.summary)
+        summary_features(ns.summary, ns.feat)
+        for f in range(N_FEATURES):
+            out[s, f] = ns.feat[f] / FEATURE_SCALE[f]
+
+
+@njit(cache=True, inline="always")
+def _pips(board, mover):
+    """The pip count of ``board``'s mover (``mover``) or its opponent, bar and waiting checkers at 25."""
+    pips = 0
+    if mover:
+        for p in range(1, N_POINTS + 1):
+            pips += p * max(np.int64(board[p - 1]), 0)
+        return pips + (N_POINTS + 1) * (np.int64(board[BAR]) + board[WAITING])
+    for p in range(1, N_POINTS + 1):
+        pips += p * max(-np.int64(board[N_POINTS - p]), 0)
+    return pips + (N_POINTS + 1) * (np.int64(board[OPP_BAR]) + board[OPP_WAITING])
+
+
+@njit(cache=True, _nrt=False)
+def set_root(model, board, view, ns):
+    """Make ``board`` with side ``view`` on roll the position ``play_equity`` counts changes from.
+
+    Only for a network of encoding 1 (``play_equity`` encodes any other afresh).
+    """
+    H1 = int(model[M_HIDDEN1])
+    b1 = HEADER + int(model[M_INPUTS]) * H1
+    n = encode(board, view, ns)
+    h = ns.root_h1
+    for j in range(H1):
+        h[j] = model[b1 + j]
+    _add_rows(model, H1, ns.idx, ns.val, n, h)
+    for i in range(BOARD_SIZE):
+        ns.root[i] = board[i]
+    _scaled_features(board, view, ns, ns.root_features)
+    for s in range(2):
+        ns.root_pips[s] = _pips(board, (s == 0) == (view == 0))
+
+
+@njit(cache=True, inline="always")
+def _point_changes(before, after, u, idx, val, n):
+    """List the changes of a side's four units of a point (``u ..``) when its checkers go ``before`` -> ``after``."""
+    for k in range(3):
+        was, now = before > k, after > k
+        if was != now:
+            idx[n] = u + k
+            val[n] = 1.0 if now else -1.0
+            n += 1
+    if before > 3 or after > 3:
+        idx[n] = u + 3
+        val[n] = max(after - 3, 0) / 2.0 - max(before - 3, 0) / 2.0
+        n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def play_outputs(model, board, view, ns):
+    """``outputs`` of ``board`` from the root ``set_root`` set for the same ``model`` and ``view``."""
+    if model[M_ENCODING] >= 2:
+        outputs(model, board, view, ns)
+        return
+    idx, val, root = ns.idx, ns.val, ns.root
+    mine = 0 if view == 0 else SIDE_INPUTS  # where the board's mover's units start
+    theirs = SIDE_INPUTS - mine
+    n = 0
+    # the pip counts' changes (board's mover, opponent), from the points that changed
+    moved_mine = 0
+    moved_theirs = 0
+    for i in range(N_POINTS):
+        a = np.int64(root[i])
+        b = np.int64(board[i])
+        if a != b:
+            if a > 0 or b > 0:
+                n = _point_changes(max(a, 0), max(b, 0), mine + 4 * i, idx, val, n)
+                moved_mine += (max(b, 0) - max(a, 0)) * (i + 1)
+            if a < 0 or b < 0:
+                n = _point_changes(max(-a, 0), max(-b, 0), theirs + 4 * (N_POINTS - 1 - i), idx, val, n)
+                moved_theirs += (max(-b, 0) - max(-a, 0)) * (N_POINTS - i)
+    for s in range(2):
+        mover = (s == 0) == (view == 0)
+        base = s * SIDE_INPUTS
+        bar = BAR if mover else OPP_BAR
+        waiting = WAITING if mover else OPP_WAITING
+        off = OFF if mover else OPP_OFF
+        a, b = np.int64(root[bar]), np.int64(board[bar])
+        if a != b:
+            idx[n] = base + U_BAR
+            val[n] = b / 2.0 - a / 2.0
+            n += 1
+        a, b = np.int64(root[waiting]), np.int64(board[waiting])
+        if a != b:
+            if (a > 0) != (b > 0):
+                idx[n] = base + U_ANY_WAITING
+                val[n] = 1.0 if b > 0 else -1.0
+                n += 1
+            idx[n] = base + U_WAITING
+            val[n] = b / 5.0 - a / 5.0
+            n += 1
+        a, b = np.int64(root[off]), np.int64(board[off])
+        if a != b:
+            idx[n] = base + U_OFF
+            val[n] = b / float(N_CHECKERS) - a / float(N_CHECKERS)
+            n += 1
+        a = ns.root_pips[s]
+        b = a + (moved_mine if mover else moved_theirs) + (N_POINTS + 1) * (np.int64(board[bar]) + board[waiting]
+                                                            - np.int64(root[bar]) - root[waiting])
+        if a != b:
+            idx[n] = base + U_PIPS
+            val[n] = b / 100.0 - a / 100.0
+            n += 1
+    flip(board, ns.board)
+    for s in range(2):
+        summarize(board if (s == 0) == (view == 0) else ns.board, ns.summary)
+        summary_features(ns.summary, ns.feat)
+        base = s * SIDE_INPUTS + U_FEATURES
+        for f in range(N_FEATURES):
+            d = ns.feat[f] / FEATURE_SCALE[f] - ns.root_features[s, f]
+            if d != 0.0:
+                idx[n] = base + f
+                val[n] = d
+                n += 1
+    H1 = int(model[M_HIDDEN1])
+    h = ns.h1
+    for j in range(H1):
+        h[j] = ns.root_h1[j]
+    _add_rows(model, H1, idx, val, n, h)
+    _above_first(model, ns)
+
+
+@njit(cache=True, _nrt=False)
+def play_equity(model, board, view, rules, ns):
+    """``equity_of`` a play's position ``board``, from the root ``set_root`` set for ``model`` and ``view``."""
+    play_outputs(model, board, view, ns)
     y = ns.y
     if model[M_OBJECTIVE] == OBJECTIVE_POINTS and model[M_OUTPUTS] > 1:
         return bounded_points(model, board, view, rules, y[0], model[M_POINTS_SCALE] * (2.0 * y[1] - 1.0))
