@@ -431,8 +431,27 @@ def net_score(position, rules, again, model, ns):
     if position[OFF] == N_CHECKERS:
         return WIN_EQUITY
     if again:
-        return play_equity(model, position, 0, rules, ns)
-    return -play_equity(model, position, 1, rules, ns)
+        return play_equity(model, position, np.int64(0), rules, ns)
+    return -play_equity(model, position, np.int64(1), rules, ns)
+
+
+@njit(cache=True, _nrt=False)
+def _net_best_row(plays, first, stop, board, rules, again, model, ns):
+    """``(row, score)`` of the best of the plays ``plays[first:stop]`` of ``board`` (the first of equal scores).
+
+    Without Numba's reference counting: each call of the network here would
+    otherwise count a reference to every array of its scratch, atomically,
+    which costs more than the rows a play changes.
+    """
+    set_root(model, board, np.int64(0) if again else np.int64(1), ns)
+    best = first
+    best_score = -np.inf
+    for row in range(first, stop):
+        s = net_score(plays[row], rules, again, model, ns)
+        if row == first or s > best_score:
+            best_score = s
+            best = row
+    return best, best_score
 
 
 @njit(cache=True)
@@ -443,16 +462,7 @@ def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     first, stop, used = out[0], out[1], out[2]
     if bonus_lost(roll_sequence(rules), n, used):
         again = False  # the bonus is forfeited whichever play is chosen
-    ns = sc.net
-    set_root(model, board, 0 if again else 1, ns)
-    best = first
-    best_score = -np.inf
-    nodes = ws.nodes
-    for node in range(first, stop):
-        s = net_score(nodes[node], rules, again, model, ns)
-        if node == first or s > best_score:
-            best_score = s
-            best = node
+    best, best_score = _net_best_row(ws.nodes, first, stop, board, rules, again, model, sc.net)
     result[:] = ws.nodes[best]
     return ws, used, best_score
 
@@ -467,20 +477,10 @@ def _net_judged(board, rules, segment, n, width, again, ws, out, model, sc, resu
         return _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     if bonus_lost(roll_sequence(rules), n, used):
         again = False  # the bonus is forfeited whichever play is chosen
-    ns = sc.net
-    set_root(model, board, 0 if again else 1, ns)
-    boards, child = sc.beam, sc.child
-    best = 0
-    best_score = 0.0
-    for j in range(kept):
-        for i in range(BOARD_SIZE):
-            child[i] = boards[lv, j, i]
-        s = net_score(child, rules, again, model, ns)
-        if j == 0 or s > best_score:
-            best_score = s
-            best = j
+    boards = sc.beam[lv]
+    best, best_score = _net_best_row(boards, np.int64(0), kept, board, rules, again, model, sc.net)
     for i in range(BOARD_SIZE):
-        result[i] = boards[lv, best, i]
+        result[i] = boards[best, i]
     return ws, used, best_score
 
 

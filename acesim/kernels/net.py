@@ -441,11 +441,24 @@ def _above_first(model, ns):
         last = h2
     wo = pos
     bo = wo + H * K
-    for k in range(K):
-        z = model[bo + k]
+    if K == 2:
+        # Both sums in one loop: each is still added in unit order, so each is the same to the
+        # bit, but the two chains of dependent additions run side by side instead of one
+        # after the other.
+        z0 = model[bo]
+        z1 = model[bo + 1]
+        w = model[wo : wo + 2 * H]
         for j in range(H):
-            z += last[j] * model[wo + j * K + k]
-        y[k] = z
+            z0 += last[j] * w[2 * j]
+            z1 += last[j] * w[2 * j + 1]
+        y[0] = z0
+        y[1] = z1
+    else:
+        for k in range(K):
+            z = model[bo + k]
+            for j in range(H):
+                z += last[j] * model[wo + j * K + k]
+            y[k] = z
     _sigmoids(y, K, ns)
 
 
