@@ -121,12 +121,19 @@ ESCAPES = _escape_table()
 # a flipped board, a summary and features for the encoder, and the parts of
 # the logistic function's exponentials (``_sigmoids``: ``exp_bits`` is a view of
 # ``exp_two``'s doubles as integers).
-# ``root``, ``root_h1``, ``root_features`` and ``root_pips`` hold the position a search's plays start from,
-# its first layer's sums and its scaled features and pip counts, as ``set_root`` leaves them for
-# ``play_equity``.
+# ``root`` holds what ``set_root`` leaves for ``play_equity`` of the position a search's plays start
+# from: its first layer's sums, its scaled features and pip counts, and the position, at the offsets
+# below.  One array, not four: every call that takes a scratch counts a reference to each of its
+# arrays, atomically, and the searches and the rollouts make many such calls.
 NetScratch = namedtuple("NetScratch", ["idx", "val", "h1", "h2", "y", "d1", "d2", "board", "summary", "feat",
-                                       "exp_rest", "exp_two", "exp_bits", "root", "root_h1", "root_features",
-                                       "root_pips"])
+                                       "exp_two", "exp_bits", "root"])
+
+
+ROOT_H1 = 0
+ROOT_FEATURES = MAX_HIDDEN  # side s's feature f at ROOT_FEATURES + s * N_FEATURES + f
+ROOT_PIPS = ROOT_FEATURES + 2 * N_FEATURES
+ROOT_BOARD = ROOT_PIPS + 2
+ROOT_SIZE = ROOT_BOARD + BOARD_SIZE
 
 
 @njit(cache=True)
@@ -143,13 +150,9 @@ def new_net_scratch():
         np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE),
         np.zeros(SUMMARY_SIZE, dtype=np.int64),
         np.zeros(N_FEATURES, dtype=np.float64),
-        np.zeros(MAX_HIDDEN, dtype=np.float64),
         two,
         two.view(np.int64),
-        np.zeros(BOARD_SIZE, dtype=BOARD_DTYPE),
-        np.zeros(MAX_HIDDEN, dtype=np.float64),
-        np.zeros((2, N_FEATURES), dtype=np.float64),
-        np.zeros(2, dtype=np.int64),
+        np.zeros(ROOT_SIZE, dtype=np.float64),
     )
 
 WIN_EQUITY = 1e12  # a play that bears off the 15th checker beats every other
@@ -365,13 +368,13 @@ def _exp_parts(z):
 @njit(cache=True, inline="always")
 def _sigmoids(h, n, ns):
     """``h[:n] = 1 / (1 + exp(-h[:n]))``: the exponent parts, then 2^k from its bits, then the quotient."""
-    rest, two, bits = ns.exp_rest, ns.exp_two, ns.exp_bits
+    two, bits = ns.exp_two, ns.exp_bits
     for j in range(n):
-        rest[j], two[j] = _exp_parts(h[j])
+        h[j], two[j] = _exp_parts(h[j])  # h[j] holds e^r until the quotient
     for j in range(n):
         bits[j] = (bits[j] - _ROUNDER_BITS + 1023) << 52
     for j in range(n):
-        h[j] = 1.0 / (1.0 + rest[j] * two[j])
+        h[j] = 1.0 / (1.0 + h[j] * two[j])
 
 
 @njit(cache=True, inline="always")
@@ -552,17 +555,6 @@ def equity_of(model, board, view, rules, ns):
 
 
 @njit(cache=True, inline="always")
-def _scaled_features(board, view, ns, out):
-    """Both sides' scaled features of ``board`` with side ``view`` on roll, side on roll first, into ``out``."""
-    flip(board, ns.board)
-    for s in range(2):
-        summarize(board if (s == 0) == (view == 0) else ns.board, ns.summary)
-        summary_features(ns.summary, ns.feat)
-        for f in range(N_FEATURES):
-            out[s, f] = ns.feat[f] / FEATURE_SCALE[f]
-
-
-@njit(cache=True, inline="always")
 def _pips(board, mover):
     """The pip count of ``board``'s mover (``mover``) or its opponent, bar and waiting checkers at 25."""
     pips = 0
@@ -584,15 +576,21 @@ def set_root(model, board, view, ns):
     H1 = int(model[M_HIDDEN1])
     b1 = HEADER + int(model[M_INPUTS]) * H1
     n = encode(board, view, ns)
-    h = ns.root_h1
+    root = ns.root
+    h = root[ROOT_H1 : ROOT_H1 + H1]
     for j in range(H1):
         h[j] = model[b1 + j]
     _add_rows(model, H1, ns.idx, ns.val, n, h)
-    for i in range(BOARD_SIZE):
-        ns.root[i] = board[i]
-    _scaled_features(board, view, ns, ns.root_features)
+    flip(board, ns.board)
     for s in range(2):
-        ns.root_pips[s] = _pips(board, (s == 0) == (view == 0))
+        mover = (s == 0) == (view == 0)
+        summarize(board if mover else ns.board, ns.summary)
+        summary_features(ns.summary, ns.feat)
+        for f in range(N_FEATURES):
+            root[ROOT_FEATURES + s * N_FEATURES + f] = ns.feat[f] / FEATURE_SCALE[f]
+        root[ROOT_PIPS + s] = _pips(board, mover)
+    for i in range(BOARD_SIZE):
+        root[ROOT_BOARD + i] = board[i]
 
 
 @njit(cache=True, inline="always")
@@ -617,7 +615,7 @@ def play_outputs(model, board, view, ns):
     if model[M_ENCODING] >= 2:
         outputs(model, board, view, ns)
         return
-    idx, val, root = ns.idx, ns.val, ns.root
+    idx, val, root = ns.idx, ns.val, ns.root[ROOT_BOARD : ROOT_BOARD + BOARD_SIZE]
     mine = 0 if view == 0 else SIDE_INPUTS  # where the board's mover's units start
     theirs = SIDE_INPUTS - mine
     n = 0
@@ -659,9 +657,9 @@ def play_outputs(model, board, view, ns):
             idx[n] = base + U_OFF
             val[n] = b / float(N_CHECKERS) - a / float(N_CHECKERS)
             n += 1
-        a = ns.root_pips[s]
-        b = a + (moved_mine if mover else moved_theirs) + (N_POINTS + 1) * (np.int64(board[bar]) + board[waiting]
-                                                            - np.int64(root[bar]) - root[waiting])
+        a = np.int64(ns.root[ROOT_PIPS + s])
+        entering = np.int64(board[bar]) + np.int64(board[waiting]) - np.int64(root[bar]) - np.int64(root[waiting])
+        b = a + (moved_mine if mover else moved_theirs) + (N_POINTS + 1) * entering
         if a != b:
             idx[n] = base + U_PIPS
             val[n] = b / 100.0 - a / 100.0
@@ -672,7 +670,7 @@ def play_outputs(model, board, view, ns):
         summary_features(ns.summary, ns.feat)
         base = s * SIDE_INPUTS + U_FEATURES
         for f in range(N_FEATURES):
-            d = ns.feat[f] / FEATURE_SCALE[f] - ns.root_features[s, f]
+            d = ns.feat[f] / FEATURE_SCALE[f] - ns.root[ROOT_FEATURES + s * N_FEATURES + f]
             if d != 0.0:
                 idx[n] = base + f
                 val[n] = d
@@ -680,7 +678,7 @@ def play_outputs(model, board, view, ns):
     H1 = int(model[M_HIDDEN1])
     h = ns.h1
     for j in range(H1):
-        h[j] = ns.root_h1[j]
+        h[j] = ns.root[ROOT_H1 + j]
     _add_rows(model, H1, idx, val, n, h)
     _above_first(model, ns)
 
