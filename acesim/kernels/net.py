@@ -536,14 +536,19 @@ def bounded_points(model, board, view, rules, p, points):
     return min(max(points, low), high)
 
 
+@njit(cache=True, inline="always")
+def _equity(model, board, view, rules, y):
+    """The signed equity the outputs ``y`` of ``board`` mean for side ``view`` on roll (``equity_of``)."""
+    if model[M_OBJECTIVE] == OBJECTIVE_POINTS and model[M_OUTPUTS] > 1:
+        return bounded_points(model, board, view, rules, y[0], model[M_POINTS_SCALE] * (2.0 * y[1] - 1.0))
+    return 2.0 * y[0] - 1.0
+
+
 @njit(cache=True, _nrt=False)
 def equity_of(model, board, view, rules, ns):
     """What side ``view`` on roll expects, signed: ``2p - 1`` (wins) or expected points (``bounded_points``)."""
     outputs(model, board, view, ns)
-    y = ns.y
-    if model[M_OBJECTIVE] == OBJECTIVE_POINTS and model[M_OUTPUTS] > 1:
-        return bounded_points(model, board, view, rules, y[0], model[M_POINTS_SCALE] * (2.0 * y[1] - 1.0))
-    return 2.0 * y[0] - 1.0
+    return _equity(model, board, view, rules, ns.y)
 
 
 # A search scores many plays of one position, and a play changes few of the network's inputs: a
@@ -687,10 +692,7 @@ def play_outputs(model, board, view, ns):
 def play_equity(model, board, view, rules, ns):
     """``equity_of`` a play's position ``board``, from the root ``set_root`` set for ``model`` and ``view``."""
     play_outputs(model, board, view, ns)
-    y = ns.y
-    if model[M_OBJECTIVE] == OBJECTIVE_POINTS and model[M_OUTPUTS] > 1:
-        return bounded_points(model, board, view, rules, y[0], model[M_POINTS_SCALE] * (2.0 * y[1] - 1.0))
-    return 2.0 * y[0] - 1.0
+    return _equity(model, board, view, rules, ns.y)
 
 
 @njit(cache=True)
