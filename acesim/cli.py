@@ -810,6 +810,7 @@ def train(
                         f"after {done:,} games: {evaluation['win_rate']:.3f} [{low:.3f}, {high:.3f}] against "
                         f"expert over {evaluation['games']:,} games", markup=False,
                     )
+                    console.file.flush()  # a log file keeps each evaluation even if the run is stopped
 
             array, result = L.train(ruleset, games, seed, sizes, lam, alpha, width,
                                     eval_every=eval_every or games, eval_games=eval_games,
@@ -921,6 +922,7 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
                     f"after {done:,} games, {e['rules']}: {e['win_rate']:.3f} [{low:.3f}, {high:.3f}] against "
                     f"expert over {e['games']:,} games", markup=False,
                 )
+            console.file.flush()  # a log file keeps each evaluation even if the run is stopped
 
         L.train_reading(run, checkpoint, n_workers, report)
     run.save(out, n_workers)
