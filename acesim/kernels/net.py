@@ -49,7 +49,7 @@ from collections import namedtuple
 import numpy as np
 
 from acesim.kernels.board import flip
-from acesim.kernels.evaluate import N_FEATURES, SUMMARY_SIZE, summarize, summary_features
+from acesim.kernels.evaluate import N_FEATURES, S_MY_PIPS, SUMMARY_SIZE, summarize, summary_features
 from acesim.kernels.jit import njit
 from acesim.kernels.layout import (
     BAR,
@@ -560,16 +560,13 @@ def equity_of(model, board, view, rules, ns):
 
 
 @njit(cache=True, inline="always")
-def _pips(board, mover):
-    """The pip count of ``board``'s mover (``mover``) or its opponent, bar and waiting checkers at 25."""
-    pips = 0
-    if mover:
-        for p in range(1, N_POINTS + 1):
-            pips += p * max(np.int64(board[p - 1]), 0)
-        return pips + (N_POINTS + 1) * (np.int64(board[BAR]) + board[WAITING])
-    for p in range(1, N_POINTS + 1):
-        pips += p * max(-np.int64(board[N_POINTS - p]), 0)
-    return pips + (N_POINTS + 1) * (np.int64(board[OPP_BAR]) + board[OPP_WAITING])
+def _summarize_side(board, view, s, ns):
+    """The summary and features of side ``s`` (0: the side on roll ``view``) into ``ns.summary`` and ``ns.feat``.
+
+    ``ns.board`` must hold ``board`` flipped.
+    """
+    summarize(board if (s == 0) == (view == 0) else ns.board, ns.summary)
+    summary_features(ns.summary, ns.feat)
 
 
 @njit(cache=True, _nrt=False)
@@ -588,12 +585,10 @@ def set_root(model, board, view, ns):
     _add_rows(model, H1, ns.idx, ns.val, n, h)
     flip(board, ns.board)
     for s in range(2):
-        mover = (s == 0) == (view == 0)
-        summarize(board if mover else ns.board, ns.summary)
-        summary_features(ns.summary, ns.feat)
+        _summarize_side(board, view, s, ns)
         for f in range(N_FEATURES):
             root[ROOT_FEATURES + s * N_FEATURES + f] = ns.feat[f] / FEATURE_SCALE[f]
-        root[ROOT_PIPS + s] = _pips(board, mover)
+        root[ROOT_PIPS + s] = ns.summary[S_MY_PIPS]  # bar and waiting checkers at 25, as the encoder counts
     for i in range(BOARD_SIZE):
         root[ROOT_BOARD + i] = board[i]
 
@@ -671,8 +666,7 @@ def play_outputs(model, board, view, ns):
             n += 1
     flip(board, ns.board)
     for s in range(2):
-        summarize(board if (s == 0) == (view == 0) else ns.board, ns.summary)
-        summary_features(ns.summary, ns.feat)
+        _summarize_side(board, view, s, ns)
         base = s * SIDE_INPUTS + U_FEATURES
         for f in range(N_FEATURES):
             d = ns.feat[f] / FEATURE_SCALE[f] - ns.root[ROOT_FEATURES + s * N_FEATURES + f]
