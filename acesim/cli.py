@@ -83,7 +83,8 @@ def _late_help(key: str) -> str:
         shipped = ", ".join(sorted(p.stem for p in model_dir().glob("*.npz"))) or "none"
         return (f"Strategies: {', '.join(strategy_names())}; learned:NAME of a shipped model ({shipped}) or "
                 f"learned:PATH.npz; best: one shipped learned model that plays every rule set at hand, else expert; NAME@full searches "
-                f"every play, NAME@beam=K a beam of K positions.")
+                f"every play, NAME@beam=K a beam of K positions, NAME@rank=K ranks the doubles after a 1-2 by "
+                f"beams of K (both: NAME@beam=K@rank=K).")
     from acesim.runs.report import report_sizes_from_numbers
 
     return f"{report_sizes_from_numbers(ANALYSIS_GAMES)[key]:,}"
@@ -1242,21 +1243,40 @@ def bench_moves(
     typer.echo(format_moves_table(rows, markdown=markdown))
 
 
-@bench_app.command("games")
+def _comma_list(text: str, option: str) -> tuple[str, ...]:
+    """The comma-separated names of ``option``; an empty name is a one-line error."""
+    names = tuple(n.strip() for n in text.split(","))
+    if any(not n for n in names):
+        raise AcesimError(f"empty name in {option} {text!r}")
+    for n in names:
+        if names.count(n) > 1:
+            raise AcesimError(f"{n!r} is given twice in {option}")
+    return names
+
+
+@bench_app.command("games", cls=LateHelp)
 def bench_games(
     games: Annotated[
         int, typer.Option(min=1, max=MAX_GAMES, help="Games per preset and strategy (European random: a twentieth).")
     ] = 2000,
     seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Root seed.")] = 2026,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
+    strategies: Annotated[str | None, typer.Option(
+        help="Comma-separated strategies to time, each in self-play.  "
+             f"[default: random,racer,safe,blocker,expert,best] {STRATEGIES}")] = None,
+    rules: Annotated[str | None, typer.Option(
+        help="Comma-separated presets to play.  [default: european,american,navy,backgammon]")] = None,
 ) -> None:
     """Whole self-play games per second per core, per preset and strategy, and OpenSpiel's."""
-    from acesim.runs.bench import bench_games as run, format_games_table
+    from acesim.runs.bench import GAME_STRATEGIES, bench_games as run, format_games_table
+    from acesim.engine.rules import PRESETS
 
     with one_line_errors():
         if games <= 0:
             raise AcesimError(f"the number of games must be positive, got {games}")
-        rows = run(games, seed)
+        specs = GAME_STRATEGIES if strategies is None else _comma_list(strategies, "--strategies")
+        presets = tuple(PRESETS) if rules is None else _comma_list(rules, "--rules")
+        rows = run(games, seed, specs, presets=presets)
     typer.echo(format_games_table(rows, markdown=markdown))
 
 

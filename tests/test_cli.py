@@ -886,7 +886,7 @@ def test_strategy_help_lists_the_strategies_that_exist(words, option):
         assert re.search(rf"\b{name}\b", said), (name, said)
     for model in model_dir().glob("*.npz"):
         assert model.stem in said
-    for form in ("learned:NAME", "learned:PATH", "@full", "@beam=K"):
+    for form in ("learned:NAME", "learned:PATH", "@full", "@beam=K", "@rank=K"):
         assert form in said
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -184,6 +185,37 @@ def test_strategy_names_and_specs():
     assert load_strategy("expert@full").width == 0
     assert load_strategy("expert@beam=16").width == 16
     assert load_strategy("random").kind == RANDOM
+
+
+def test_search_options_set_the_beam_and_the_ranking_of_the_doubles_apart():
+    expert = load_strategy("expert")
+    # a heuristic's ranking keeps the weights file's width unless @rank names one
+    assert (load_strategy("expert@beam=16").width, load_strategy("expert@beam=16").choice_width) == (16, expert.choice_width)
+    assert (load_strategy("expert@rank=2").width, load_strategy("expert@rank=2").choice_width) == (expert.width, 2)
+    both = load_strategy("expert@beam=8@rank=3")
+    assert (both.width, both.choice_width) == (8, 3)
+    assert load_strategy("expert@rank=3@beam=8").choice_width == 3
+    # a network's ranking follows its beam unless @rank names one
+    for spec, widths in [("learned:european", (16, 16)), ("learned:european@beam=32", (32, 32)),
+                         ("learned:european@rank=4", (16, 4)), ("learned:european@beam=32@rank=4", (32, 4)),
+                         ("learned:european@full", (0, 0))]:
+        s = load_strategy(spec)
+        assert (s.width, s.choice_width) == widths, spec
+
+
+@pytest.mark.parametrize("spec, fragment", [
+    ("expert@rank=0", "ranking width must be an integer in 1..256, got 'expert@rank=0'"),
+    ("expert@rank=x", "ranking width must be an integer"),
+    ("learned:european@rank=257", "ranking width must be an integer"),
+    ("expert@full@rank=2", "@full searches every play and takes no other search option"),
+    ("expert@rank=2@rank=3", "search option 'rank' given twice"),
+    ("expert@beam=2@beam=3", "search option 'beam' given twice"),
+    ("expert@beam=2@", "unknown search option"),
+    ("learned:european@deep", "use NAME@full, NAME@beam=K, NAME@rank=K or NAME@beam=K@rank=K"),
+])
+def test_bad_search_options_are_one_line_errors(spec, fragment):
+    with pytest.raises(AcesimError, match=re.escape(fragment)):
+        load_strategy(spec)
 
 
 @pytest.mark.parametrize(

@@ -169,35 +169,49 @@ def load_strategy(spec: str, path: Path | None = None) -> Strategy:
         known = ", ".join([RANDOM_NAME, *data["strategies"]])
         raise AcesimError(f"unknown strategy {name!r}; known: {known}")
     weights, description = data["strategies"][name]
-    width, choice_width = data["beam_width"], data["choice_width"]
-    if search == "full":
-        width = choice_width = 0
-    elif search.startswith("beam="):
-        try:
-            width = int(search[len("beam="):])
-        except ValueError:
-            width = -1
-        if not 1 <= width <= MAX_WIDTH:
-            raise AcesimError(f"beam width must be an integer in 1..{MAX_WIDTH}, got {spec!r}")
-    elif search:
-        raise AcesimError(f"unknown search option in {spec!r}; use NAME@full or NAME@beam=K")
+    width, choice_width = _search_widths(spec, search, data["beam_width"], data["choice_width"])
     return Strategy(spec, LINEAR, width, weights, choice_width=choice_width, description=description)
 
 
-def _search_width(spec: str, search: str, default: int) -> int:
-    if search == "":
-        return default
-    if search == "full":
-        return 0
-    if search.startswith("beam="):
-        try:
-            width = int(search[len("beam="):])
-        except ValueError:
-            width = -1
-        if 1 <= width <= MAX_WIDTH:
-            return width
-        raise AcesimError(f"beam width must be an integer in 1..{MAX_WIDTH}, got {spec!r}")
-    raise AcesimError(f"unknown search option in {spec!r}; use NAME@full or NAME@beam=K")
+SEARCH_OPTIONS = "NAME@full, NAME@beam=K, NAME@rank=K or NAME@beam=K@rank=K"
+
+
+def _option_width(spec: str, option: str, what: str) -> int:
+    try:
+        width = int(option.partition("=")[2])
+    except ValueError:
+        width = -1
+    if 1 <= width <= MAX_WIDTH:
+        return width
+    raise AcesimError(f"{what} must be an integer in 1..{MAX_WIDTH}, got {spec!r}")
+
+
+def _search_widths(spec: str, search: str, width: int, choice_width: int | None) -> tuple[int, int]:
+    """``(width, choice_width)`` of a strategy's search options (the part of ``spec`` after its first ``@``).
+
+    ``full``: every play of every segment, the doubles after a 1-2 ranked by every play too;
+    ``beam=K``: a doubles segment's beam; ``rank=K``: the beam of the six searches that rank the
+    doubles after a 1-2.  ``choice_width`` None: the ranking follows the beam's width.
+    """
+    options = search.split("@") if search else []
+    for option in options:
+        if option.startswith(("beam=", "rank=")) and [o[:5] for o in options].count(option[:5]) > 1:
+            raise AcesimError(f"search option {option[:4]!r} given twice in {spec!r}")
+    if "full" in options:
+        if len(options) > 1:
+            raise AcesimError(f"{spec!r}: @full searches every play and takes no other search option")
+        return 0, 0
+    rank = None
+    for option in options:
+        if option.startswith("beam="):
+            width = _option_width(spec, option, "beam width")
+        elif option.startswith("rank="):
+            rank = _option_width(spec, option, "ranking width")
+        else:
+            raise AcesimError(f"unknown search option in {spec!r}; use {SEARCH_OPTIONS}")
+    if rank is not None:
+        return width, rank
+    return width, width if choice_width is None else choice_width
 
 
 RANKER = "expert"  # the heuristic that ranks a doubles segment's plays for a network to judge
@@ -244,10 +258,10 @@ def _ranker_weights() -> np.ndarray:
 def _learned(spec: str, name: str, search: str) -> Strategy:
     if not name:
         raise AcesimError("strategy 'learned:' needs a model: learned:PATH.npz or learned:NAME of a shipped model")
-    width = _search_width(spec, search, DEFAULT_WIDTH)
+    width, choice_width = _search_widths(spec, search, DEFAULT_WIDTH, None)
     model = load_model(model_path(name))
     return Strategy(
-        spec, LEARNED, width, tuple(playing_row(model.array).tolist()), choice_width=width,
+        spec, LEARNED, width, tuple(playing_row(model.array).tolist()), choice_width=choice_width,
         description=f"1-ply search with the network of {model.path} (trained under {model.rules_name})",
         model_rules=model.rules_name, model_knobs=model.knobs, model_sha256=model.sha256,
         reading_model=model if model.reads_rules else None,

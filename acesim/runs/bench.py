@@ -230,7 +230,8 @@ def _openspiel_games_per_s(n_games: int, seed: int) -> list[GamesRow]:
     return rows
 
 
-def bench_games(n_games: int, seed: int, strategies=GAME_STRATEGIES, rounds: int = ROUNDS) -> list[GamesRow]:
+def bench_games(n_games: int, seed: int, strategies=GAME_STRATEGIES, rounds: int = ROUNDS,
+                presets=tuple(PRESETS)) -> list[GamesRow]:
     """Self-play games per second per core, per preset and strategy, and OpenSpiel's for scale.
 
     European ``random`` enumerates every play of every eight-die segment, so it
@@ -238,10 +239,16 @@ def bench_games(n_games: int, seed: int, strategies=GAME_STRATEGIES, rounds: int
     preset) a fifth.  The cases are timed in ``rounds`` rounds,
     each round timing every case once on new games, so a slow spell of a shared
     machine spoils one round of many cases rather than every run of one case;
-    a case reports its best round and its worst.
+    a case reports its best round and its worst.  ``presets``: the presets to play (OpenSpiel's rows
+    come with backgammon's).
     """
+    unknown = [p for p in presets if p not in PRESETS]
+    if unknown:
+        raise AcesimError(f"unknown preset {unknown[0]!r}; presets are {', '.join(PRESETS)}")
     cases = []
     for name, ruleset in PRESETS.items():
+        if name not in presets:
+            continue
         for spec in strategies:
             strategy = resolve_spec(spec, ruleset)
             n = n_games
@@ -260,7 +267,8 @@ def bench_games(n_games: int, seed: int, strategies=GAME_STRATEGIES, rounds: int
         GamesRow("acesim", name, strategy, n, n / min(t), rolls[k], "self-play, one core", n / max(t))
         for k, ((name, strategy, n, _), t) in enumerate(zip(cases, times))
     ]
-    rows += _openspiel_games_per_s(max(10, n_games // 10), seed)
+    if "backgammon" in presets:
+        rows += _openspiel_games_per_s(max(10, n_games // 10), seed)
     return rows
 
 
