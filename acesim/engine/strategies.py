@@ -194,24 +194,20 @@ def _search_widths(spec: str, search: str, width: int, choice_width: int | None)
     doubles after a 1-2.  ``choice_width`` None: the ranking follows the beam's width.
     """
     options = search.split("@") if search else []
-    for option in options:
-        if option.startswith(("beam=", "rank=")) and [o[:5] for o in options].count(option[:5]) > 1:
-            raise AcesimError(f"search option {option[:4]!r} given twice in {spec!r}")
     if "full" in options:
         if len(options) > 1:
             raise AcesimError(f"{spec!r}: @full searches every play and takes no other search option")
         return 0, 0
-    rank = None
+    given = {}
     for option in options:
-        if option.startswith("beam="):
-            width = _option_width(spec, option, "beam width")
-        elif option.startswith("rank="):
-            rank = _option_width(spec, option, "ranking width")
-        else:
+        key, equals, _ = option.partition("=")
+        if not equals or key not in ("beam", "rank"):
             raise AcesimError(f"unknown search option in {spec!r}; use {SEARCH_OPTIONS}")
-    if rank is not None:
-        return width, rank
-    return width, width if choice_width is None else choice_width
+        if key in given:
+            raise AcesimError(f"search option {key!r} given twice in {spec!r}")
+        given[key] = _option_width(spec, option, "beam width" if key == "beam" else "ranking width")
+    width = given.get("beam", width)
+    return width, given.get("rank", width if choice_width is None else choice_width)
 
 
 RANKER = "expert"  # the heuristic that ranks a doubles segment's plays for a network to judge
