@@ -455,3 +455,35 @@ def test_the_twenty_held_out_mixes_are_distinct_and_none_a_preset():
         if rng.random() < 0.5:
             drawn.add(RI._key(RI.random_rules(rng, held_out=False).checker_knobs()))
     assert len(drawn) > 4000 and not keys & drawn
+
+
+def test_fold_network_writes_the_folded_network_as_a_preset_model(reading_model, tmp_path):
+    """scripts/fold-network: the model it writes plays under its preset exactly as the rule-reading
+    one does there, and only there; bad input is one line and a non-zero exit, writing nothing."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).parents[1] / "scripts" / "fold-network"
+
+    def fold(*args):
+        return subprocess.run([sys.executable, str(script), *map(str, args)], capture_output=True, text=True)
+
+    out = tmp_path / "navy.npz"
+    done = fold(reading_model, "navy", out)
+    assert done.returncode == 0, done.stderr
+    folded, source = load_model(out), load_model(reading_model)
+    navy = PRESETS["navy"]
+    assert not folded.reads_rules and folded.rules_name == "navy"
+    assert np.array_equal(folded.array, source.network(navy))
+    assert folded.meta["folded_from"]["rules"] == "navy"
+    with pytest.raises(AcesimError, match="differ in"):
+        folded.network(EUROPEAN)
+    for args, fragment in [((reading_model, "navy", out), "exists"),
+                           ((reading_model, "chess", tmp_path / "x.npz"), "unknown preset"),
+                           ((out, "navy", tmp_path / "y.npz"), "nothing to fold"),
+                           ((reading_model,), "usage")]:
+        refused = fold(*args)
+        assert refused.returncode != 0 and "Traceback" not in refused.stderr
+        assert len(refused.stderr.splitlines()) == 1 and fragment in refused.stderr
+    assert not (tmp_path / "x.npz").exists() and not (tmp_path / "y.npz").exists()
