@@ -665,3 +665,31 @@ def test_strategy_specs(tiny_model):
     with pytest.raises(AcesimError, match="beam width"):
         load_strategy(f"learned:{tiny_model}@beam=0")
     assert dataclasses.replace(load_strategy(f"learned:{tiny_model}@full")).width == 0
+
+
+@pytest.mark.parametrize("hidden, rules", [((12, 0), EUROPEAN), ((10, 6), AMERICAN), ((9, 0), AMERICAN)])
+def test_the_tangent_is_the_equitys_gradient_over_the_inputs(boards, hidden, rules):
+    """``set_tangent``: d equity / d x_i for every input, by central differences of the reference network
+    (2p - 1 where the player maximises wins, the points output's scale (2y - 1) where it maximises points)."""
+    model = L.new_model(rules, hidden, seed=4)
+    model[N.HEADER :] = np.random.default_rng(6).normal(0, 0.4, len(model) - N.HEADER)
+    points = model[N.M_OBJECTIVE] == N.OBJECTIVE_POINTS
+    assert points == (rules is AMERICAN)
+
+    def equity(x):
+        y = reference_forward(model, x)
+        return model[N.M_POINTS_SCALE] * (2 * y[1] - 1) if points else 2 * y[0] - 1
+
+    ns = N.new_net_scratch()
+    for board in boards[5::40]:
+        for view in (0, 1):
+            N.set_tangent(model, board, view, ns)
+            tangent = ns.root[N.ROOT_TANGENT : N.ROOT_TANGENT + N.N_NET_INPUTS]
+            x = reference_inputs(board, view)
+            for i in range(N.N_NET_INPUTS):
+                e = np.zeros(N.N_NET_INPUTS)
+                e[i] = 1e-6
+                expected = (equity(x + e) - equity(x - e)) / 2e-6
+                assert tangent[i] == pytest.approx(expected, rel=1e-5, abs=1e-8), (i, tangent[i], expected)
+            # tangent_value is the tangent times the board's inputs
+            assert N.tangent_value(model, board, view, ns) == pytest.approx(float(tangent @ x), rel=1e-12)

@@ -201,6 +201,17 @@ def test_search_options_set_the_beam_and_the_ranking_of_the_doubles_apart():
                          ("learned:european@full", (0, 0))]:
         s = load_strategy(spec)
         assert (s.width, s.choice_width) == widths, spec
+        assert not s.tangent
+
+
+def test_tangent_is_a_flag_after_the_rankers_weights_of_the_row():
+    plain, guided = load_strategy("learned:european"), load_strategy("learned:european@rank=4@tangent")
+    assert guided.tangent and (guided.width, guided.choice_width) == (16, 4)
+    assert guided.weights[:-1] == plain.weights and guided.weights[-1] == 1.0
+    european = Ruleset.preset("european")
+    any_guided = load_strategy("learned:any@tangent")
+    assert any_guided.row(european)[-1] == 1.0 and any_guided.for_rules(european).weights[-1] == 1.0
+    assert len(any_guided.row(european)) == len(load_strategy("learned:any").row(european)) + 1
 
 
 @pytest.mark.parametrize("spec, fragment", [
@@ -211,7 +222,11 @@ def test_search_options_set_the_beam_and_the_ranking_of_the_doubles_apart():
     ("expert@rank=2@rank=3", "search option 'rank' given twice"),
     ("expert@beam=2@beam=3", "search option 'beam' given twice"),
     ("expert@beam=2@", "unknown search option"),
-    ("learned:european@deep", "use NAME@full, NAME@beam=K, NAME@rank=K or NAME@beam=K@rank=K"),
+    ("learned:european@deep", "use NAME@full, NAME@beam=K, NAME@rank=K, NAME@tangent"),
+    ("learned:european@tangent@tangent", "search option 'tangent' given twice"),
+    ("learned:european@full@tangent", "@full searches every play and takes no other search option"),
+    ("learned:european@tangent=2", "unknown search option"),
+    ("expert@tangent", "@tangent ranks by a network's tangent, and expert has no network"),
 ])
 def test_bad_search_options_are_one_line_errors(spec, fragment):
     with pytest.raises(AcesimError, match=re.escape(fragment)):

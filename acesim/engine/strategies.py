@@ -36,6 +36,7 @@ from acesim.engine.model_files import (
 from acesim.engine.rules import Ruleset
 from acesim.kernels.choice import LEARNED, LINEAR, MAX_WIDTH, RANDOM, Seats
 from acesim.kernels.evaluate import FEATURES, N_FEATURES
+from acesim.kernels.net import TANGENT
 
 RANDOM_NAME = "random"
 # Scores add weight x feature over features of at most a few hundred; beyond
@@ -54,6 +55,7 @@ class Strategy:
     width: int  # beam width of doubles segments; 0 = exhaustive search
     weights: tuple[float, ...]
     choice_width: int = 1  # width of the searches that rank the doubles after a 1-2
+    tangent: bool = False  # a network's doubles beam ranks by the network's tangent (``net.set_tangent``)
     description: str = ""
     # a learned strategy's model: the rules it was trained under, and its file's digest
     model_rules: str = ""
@@ -81,7 +83,7 @@ class Strategy:
             return self.weights
         if rules is None:
             raise AcesimError(f"strategy {self.spec} reads the rules, and these games name none to fold into it")
-        return playing_row(self.reading_model.network(rules))
+        return playing_row(self.reading_model.network(rules), self.tangent)
 
     def for_rules(self, rules) -> Strategy:
         """This strategy as it plays ``rules``: a rule-reading model's network folded for them
@@ -169,11 +171,14 @@ def load_strategy(spec: str, path: Path | None = None) -> Strategy:
         known = ", ".join([RANDOM_NAME, *data["strategies"]])
         raise AcesimError(f"unknown strategy {name!r}; known: {known}")
     weights, description = data["strategies"][name]
-    width, choice_width = _search_widths(spec, search, data["beam_width"], data["choice_width"])
+    width, choice_width, tangent = _search_options(spec, search, data["beam_width"], data["choice_width"])
+    if tangent:
+        raise AcesimError(f"{spec!r}: @tangent ranks by a network's tangent, and {name} has no network; "
+                          "use it with learned:MODEL")
     return Strategy(spec, LINEAR, width, weights, choice_width=choice_width, description=description)
 
 
-SEARCH_OPTIONS = "NAME@full, NAME@beam=K, NAME@rank=K or NAME@beam=K@rank=K"
+SEARCH_OPTIONS = "NAME@full, NAME@beam=K, NAME@rank=K, NAME@tangent, or several joined (NAME@tangent@beam=K@rank=K)"
 
 
 def _option_width(spec: str, option: str, what: str) -> int:
@@ -186,28 +191,32 @@ def _option_width(spec: str, option: str, what: str) -> int:
     raise AcesimError(f"{what} must be an integer in 1..{MAX_WIDTH}, got {spec!r}")
 
 
-def _search_widths(spec: str, search: str, width: int, choice_width: int | None) -> tuple[int, int]:
-    """``(width, choice_width)`` of a strategy's search options (the part of ``spec`` after its first ``@``).
+def _search_options(spec: str, search: str, width: int, choice_width: int | None) -> tuple[int, int, bool]:
+    """``(width, choice_width, tangent)`` of a strategy's search options (the part of ``spec`` after its first ``@``).
 
     ``full``: every play of every segment, the doubles after a 1-2 ranked by every play too;
     ``beam=K``: a doubles segment's beam; ``rank=K``: the beam of the six searches that rank the
-    doubles after a 1-2.  ``choice_width`` None: the ranking follows the beam's width.
+    doubles after a 1-2; ``tangent``: the beams rank their partial plays by the network's tangent
+    rather than the heuristic.  ``choice_width`` None: the ranking follows the beam's width.
     """
     options = search.split("@") if search else []
     if "full" in options:
         if len(options) > 1:
             raise AcesimError(f"{spec!r}: @full searches every play and takes no other search option")
-        return 0, 0
+        return 0, 0, False
     given = {}
     for option in options:
         key, equals, _ = option.partition("=")
-        if not equals or key not in ("beam", "rank"):
-            raise AcesimError(f"unknown search option in {spec!r}; use {SEARCH_OPTIONS}")
         if key in given:
             raise AcesimError(f"search option {key!r} given twice in {spec!r}")
+        if option == "tangent":
+            given[key] = True
+            continue
+        if not equals or key not in ("beam", "rank"):
+            raise AcesimError(f"unknown search option in {spec!r}; use {SEARCH_OPTIONS}")
         given[key] = _option_width(spec, option, "beam width" if key == "beam" else "ranking width")
     width = given.get("beam", width)
-    return width, given.get("rank", width if choice_width is None else choice_width)
+    return width, given.get("rank", width if choice_width is None else choice_width), "tangent" in given
 
 
 RANKER = "expert"  # the heuristic that ranks a doubles segment's plays for a network to judge
@@ -239,9 +248,12 @@ def resolve_spec(spec: str, *rulesets) -> str:
     return best_spec(*rulesets) if spec.strip() == BEST else spec
 
 
-def playing_row(network: np.ndarray) -> np.ndarray:
-    """A network's row as the kernels play it: the network, then the ranker's weights (``net.ranker_of``)."""
-    return np.concatenate([np.asarray(network, dtype=np.float64), _ranker_weights()])
+def playing_row(network: np.ndarray, tangent: bool = False) -> np.ndarray:
+    """A network's row as the kernels play it: the network, then the ranker's weights (``net.ranker_of``),
+    then, with ``tangent``, the flag that has its doubles beams rank by the network's tangent
+    (``net.guided_by_tangent``)."""
+    tail = [_ranker_weights(), np.array([TANGENT])] if tangent else [_ranker_weights()]
+    return np.concatenate([np.asarray(network, dtype=np.float64), *tail])
 
 
 @functools.cache
@@ -254,10 +266,11 @@ def _ranker_weights() -> np.ndarray:
 def _learned(spec: str, name: str, search: str) -> Strategy:
     if not name:
         raise AcesimError("strategy 'learned:' needs a model: learned:PATH.npz or learned:NAME of a shipped model")
-    width, choice_width = _search_widths(spec, search, DEFAULT_WIDTH, None)
+    width, choice_width, tangent = _search_options(spec, search, DEFAULT_WIDTH, None)
     model = load_model(model_path(name))
     return Strategy(
-        spec, LEARNED, width, tuple(playing_row(model.array).tolist()), choice_width=choice_width,
+        spec, LEARNED, width, tuple(playing_row(model.array, tangent).tolist()), choice_width=choice_width,
+        tangent=tangent,
         description=f"1-ply search with the network of {model.path} (trained under {model.rules_name})",
         model_rules=model.rules_name, model_knobs=model.knobs, model_sha256=model.sha256,
         reading_model=model if model.reads_rules else None,

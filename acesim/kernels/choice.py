@@ -30,6 +30,11 @@ never learned, and played weaker than scoring every play; the network
 judging the heuristic's best plays is not weaker than scoring every play in
 head-to-heads at the default width (``acesim/models/README.md``).  ``width =
 0`` scores every play.
+A row that asks for it (``net.guided_by_tangent``, the search option
+``@tangent``) has its beam rank the partial plays by the network linearised
+at the segment's start (``_tangent_beam``): the network's own order, at the
+cost of encoding each node, where the heuristic's order often leaves the
+network's best play out of the beam (docs/learned.md).
 When the bonus of the segment is forfeited under ``bonus_needs_full_use``
 whichever play is chosen, the plays are scored as ending the turn.
 
@@ -69,7 +74,16 @@ from acesim.kernels.layout import (
     N_POINTS,
     OFF,
 )
-from acesim.kernels.net import WIN_EQUITY, new_net_scratch, play_equity, ranker_of, set_root
+from acesim.kernels.net import (
+    WIN_EQUITY,
+    guided_by_tangent,
+    new_net_scratch,
+    play_equity,
+    ranker_of,
+    set_root,
+    set_tangent,
+    tangent_value,
+)
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.rng import below
 from acesim.kernels.sequence import after_segment, bonus_lost, roll_sequence, still_on_roll
@@ -418,6 +432,62 @@ def _beam(board, rules, segment, n, width, weights, keep_last, boards, scores, s
     return used, kept, cur, scores[cur, 0], True
 
 
+@njit(cache=True, _nrt=False)
+def _tangent_beam(board, rules, segment, n, width, model, view, ns, boards, scores, sums, parent, parent_sum, child,
+                  moves):
+    """``_beam`` keeping the last die's plays, its partial plays ranked by the network linearised at
+    ``board`` (``net.set_tangent`` must have run for ``model`` and ``view``) instead of the heuristic.
+
+    Returns ``(used, kept, level, found)`` as ``_beam`` does.  Each node's board is built before it
+    is scored, since the score reads the board's inputs; the summaries stay, for the moves.
+    """
+    sign = 1.0 if view == 0 else -1.0  # view 1: the opponent is on roll after the play
+    open_bits = open_mask(board)
+    blot_bits = blot_mask(board)
+    rule_bits = move_rules(rules, segment[0], segment[0])  # a doubles segment
+    summarize(board, parent_sum)
+    for i in range(BOARD_SIZE):
+        boards[0, 0, i] = board[i]
+    for i in range(SUMMARY_SIZE):
+        sums[0, 0, i] = parent_sum[i]
+    scores[0, 0] = 0.0
+    cur = 0
+    kept = 1
+    used = 0
+    pruned = False
+    for k in range(n):
+        die = segment[k]
+        nxt = 1 - cur
+        n_next = 0
+        for b in range(kept):
+            if boards[cur, b, OFF] == N_CHECKERS:
+                continue  # the game ended here; a deeper play, if any, is the legal one
+            _take_row(boards, sums, cur, b, parent, parent_sum)
+            here = summary_of(parent_sum)
+            m = legal_moves(parent, die, rule_bits, open_bits, blot_bits, here[S_MINE], moves)
+            for i in range(m):
+                src, dst = moves[i, 0], moves[i, 1]
+                _copy_board(child, parent)
+                apply_move(child, src, dst)
+                if child[OFF] == N_CHECKERS:
+                    s = WIN_EQUITY
+                else:
+                    s = sign * tangent_value(model, child, view, ns)
+                if n_next == width and s <= scores[nxt, width - 1]:
+                    if s < scores[nxt, width - 1] or pruned:  # as in ``_beam``
+                        pruned = True
+                        continue
+                n_next, dropped = _keep(child, moved_summary(here, parent, src, dst), s, boards, scores, sums, nxt,
+                                        n_next, width)
+                pruned = pruned or dropped
+        if n_next == 0:
+            break
+        used = k + 1
+        cur = nxt
+        kept = n_next
+    return used, kept, cur, not (used < n and pruned)
+
+
 @njit(cache=True, inline="always")
 def net_score(position, rules, again, model, ns):
     """The mover's equity after a play reaching ``position`` (see the module docstring).
@@ -469,10 +539,18 @@ def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
 
 @njit(cache=True)
 def _net_judged(board, rules, segment, n, width, again, ws, out, model, sc, result):
-    """A doubles segment: the network judges the ``width`` best plays of the heuristic ranker."""
-    used, kept, lv, _, found = _beam(board, rules, segment, n, width, ranker_of(model), np.bool_(True), sc.beam,
-                                     sc.beam_scores, sc.beam_sums, sc.parent, sc.parent_sum, sc.child, sc.moves,
-                                     result)
+    """A doubles segment: the network judges the ``width`` best plays of the heuristic ranker, or of
+    its own tangent when the row asks for it (``net.guided_by_tangent``)."""
+    if guided_by_tangent(model):
+        view = np.int64(0) if again else np.int64(1)
+        set_tangent(model, board, view, sc.net)
+        used, kept, lv, found = _tangent_beam(board, rules, segment, n, width, model, view, sc.net, sc.beam,
+                                              sc.beam_scores, sc.beam_sums, sc.parent, sc.parent_sum, sc.child,
+                                              sc.moves)
+    else:
+        used, kept, lv, _, found = _beam(board, rules, segment, n, width, ranker_of(model), np.bool_(True), sc.beam,
+                                         sc.beam_scores, sc.beam_sums, sc.parent, sc.parent_sum, sc.child, sc.moves,
+                                         result)
     if not found:
         return _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     if bonus_lost(roll_sequence(rules), n, used):

@@ -123,7 +123,7 @@ ESCAPES = _escape_table()
 # ``exp_two``'s doubles as integers).
 # ``root`` holds what ``set_root`` leaves for ``play_equity`` of the position a search's plays start
 # from: its first layer's sums, its scaled features and pip counts, and the position, at the offsets
-# below.  One array, not four: every call that takes a scratch counts a reference to each of its
+# below; and what ``set_tangent`` leaves for ``tangent_value``.  One array, not four: every call that takes a scratch counts a reference to each of its
 # arrays, atomically, and the searches and the rollouts make many such calls.
 NetScratch = namedtuple("NetScratch", ["idx", "val", "h1", "h2", "y", "d1", "d2", "board", "summary", "feat",
                                        "exp_two", "exp_bits", "root"])
@@ -133,7 +133,8 @@ ROOT_H1 = 0
 ROOT_FEATURES = MAX_HIDDEN  # side s's feature f at ROOT_FEATURES + s * N_FEATURES + f
 ROOT_PIPS = ROOT_FEATURES + 2 * N_FEATURES
 ROOT_BOARD = ROOT_PIPS + 2
-ROOT_SIZE = ROOT_BOARD + BOARD_SIZE
+ROOT_TANGENT = ROOT_BOARD + BOARD_SIZE  # ``set_tangent``'s gradient of the equity, one per input
+ROOT_SIZE = ROOT_TANGENT + MAX_NET_INPUTS
 
 
 @njit(cache=True)
@@ -155,6 +156,7 @@ def new_net_scratch():
         np.zeros(ROOT_SIZE, dtype=np.float64),
     )
 
+TANGENT = 1.0  # the flag of ``guided_by_tangent``
 WIN_EQUITY = 1e12  # a play that bears off the 15th checker beats every other
 
 
@@ -689,6 +691,85 @@ def play_equity(model, board, view, rules, ns):
     return _equity(model, board, view, rules, ns.y)
 
 
+@njit(cache=True, inline="always")
+def _deltas(model, ns, g):
+    """Back-propagate the outputs' errors ``g`` (one per output, at the sums): the hidden units'
+    errors at their sums into ``ns.d1`` (and ``ns.d2`` with a second hidden layer).
+
+    ``forward`` must have just run; the weights are read, not changed.
+    """
+    h1, h2, d1, d2 = ns.h1, ns.h2, ns.d1, ns.d2
+    n_in = int(model[M_INPUTS])
+    H1 = int(model[M_HIDDEN1])
+    H2 = int(model[M_HIDDEN2])
+    K = int(model[M_OUTPUTS])
+    w2 = HEADER + n_in * H1 + H1
+    wo = w2 + H1 * H2 + H2 if H2 > 0 else w2
+    H = H2 if H2 > 0 else H1
+    last = h2 if H2 > 0 else h1
+    d_last = d2 if H2 > 0 else d1
+    for j in range(H):
+        s = 0.0
+        for k in range(K):
+            s += g[k] * model[wo + j * K + k]
+        d_last[j] = s * last[j] * (1.0 - last[j])
+    if H2 > 0:
+        for j in range(H1):
+            s = 0.0
+            row = w2 + j * H2
+            for k in range(H2):
+                s += d2[k] * model[row + k]
+            d1[j] = s * h1[j] * (1.0 - h1[j])
+
+
+@njit(cache=True)
+def set_tangent(model, board, view, ns):
+    """The network linearised at ``board`` (side ``view`` on roll): the equity's gradient over the
+    inputs, into ``ns.root`` at ``ROOT_TANGENT``, for ``tangent_value``.
+
+    The equity is the network's unbounded one (``2p - 1``, or the points output's ``scale (2y - 1)``
+    where the player maximises points). A play changes few inputs, so ``tangent_value`` ranks the
+    partial plays of a doubles segment by the network's own first-order judgement, for about what
+    the heuristic's score costs; the dense product below is the price, once per segment.
+    """
+    n = encode_for(model, board, view, ns)
+    forward(model, n, ns)
+    n_in = int(model[M_INPUTS])
+    H1 = int(model[M_HIDDEN1])
+    g = np.zeros(MAX_OUTPUTS)
+    k = 1 if model[M_OBJECTIVE] == OBJECTIVE_POINTS and model[M_OUTPUTS] > 1 else 0
+    scale = 2.0 * model[M_POINTS_SCALE] if k == 1 else 2.0
+    g[k] = scale * ns.y[k] * (1.0 - ns.y[k])
+    _deltas(model, ns, g)
+    d1 = ns.d1
+    for i in range(n_in):
+        row = HEADER + i * H1
+        w = model[row : row + H1]
+        t = 0.0
+        for j in range(H1):
+            t += w[j] * d1[j]
+        ns.root[ROOT_TANGENT + i] = t
+
+
+@njit(cache=True, inline="always")
+def tangent_value(model, board, view, ns):
+    """The gradient ``set_tangent`` left times ``board``'s inputs (side ``view`` on roll): the network's
+    linearised equity of ``board`` but for a constant of the root."""
+    n = encode_for(model, board, view, ns)
+    t = 0.0
+    for a in range(n):
+        t += ns.root[ROOT_TANGENT + ns.idx[a]] * ns.val[a]
+    return t
+
+
+@njit(cache=True, inline="always")
+def guided_by_tangent(model):
+    """A playing row that asks its doubles beam to rank by ``tangent_value``: one number after the
+    ranker's weights (``ranker_of``), ``TANGENT``; a row without it (or padded with 0) ranks by the heuristic."""
+    start = network_size(model) + N_FEATURES
+    return model.shape[0] > start and model[start] == TANGENT
+
+
 @njit(cache=True)
 def sgd_step(model, n, ns, target, alpha):
     """Move every output ``y[k]`` towards ``target[k]``: ``theta += alpha * sum_k (target_k - y_k) grad y_k``.
@@ -697,49 +778,29 @@ def sgd_step(model, n, ns, target, alpha):
     first layer's gradient is zero outside the active inputs' rows, so only
     those rows change.
     """
-    idx, val, h1, h2, y, d1, d2 = ns.idx, ns.val, ns.h1, ns.h2, ns.y, ns.d1, ns.d2
+    idx, val, h1, y, d1, d2 = ns.idx, ns.val, ns.h1, ns.y, ns.d1, ns.d2
     n_in = int(model[M_INPUTS])
     H1 = int(model[M_HIDDEN1])
     H2 = int(model[M_HIDDEN2])
     K = int(model[M_OUTPUTS])
     w1 = HEADER
     b1 = w1 + n_in * H1
-    pos = b1 + H1
-    if H2 > 0:
-        w2 = pos
-        b2 = w2 + H1 * H2
-        wo = b2 + H2
-        H = H2
-        last = h2
-        d_last = d2
-    else:
-        w2 = 0
-        b2 = 0
-        wo = pos
-        H = H1
-        last = h1
-        d_last = d1
+    w2 = b1 + H1
+    b2 = w2 + H1 * H2
+    wo = b2 + H2 if H2 > 0 else w2
+    H = H2 if H2 > 0 else H1
+    last = ns.h2 if H2 > 0 else h1
     bo = wo + H * K
     g = np.empty(MAX_OUTPUTS)
     for k in range(K):
         g[k] = alpha * (target[k] - y[k]) * y[k] * (1.0 - y[k])
-    for j in range(H):
-        s = 0.0
-        for k in range(K):
-            s += g[k] * model[wo + j * K + k]
-        d_last[j] = s * last[j] * (1.0 - last[j])
+    _deltas(model, ns, g)
     for j in range(H):
         for k in range(K):
             model[wo + j * K + k] += g[k] * last[j]
     for k in range(K):
         model[bo + k] += g[k]
     if H2 > 0:
-        for j in range(H1):
-            s = 0.0
-            row = w2 + j * H2
-            for k in range(H2):
-                s += d2[k] * model[row + k]
-            d1[j] = s * h1[j] * (1.0 - h1[j])
         for j in range(H1):
             row = w2 + j * H2
             hj = h1[j]
