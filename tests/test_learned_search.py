@@ -39,11 +39,14 @@ def _play(board, ra, segment, n, width, again, row, memory):
     return result
 
 
+@pytest.mark.parametrize("search", ["", "@tangent"])
 @pytest.mark.parametrize("preset", ["backgammon", "navy", "american"])
-def test_a_beam_that_keeps_every_play_is_the_exhaustive_search(preset):
+def test_a_beam_that_keeps_every_play_is_the_exhaustive_search(preset, search):
+    """Whether the heuristic or the network's tangent ranks it, a beam kept wide enough hands the
+    network every distinct play, so it plays what scoring every play plays."""
     rules = Ruleset.preset(preset)
     ra = rules.to_array()
-    row = np.array(load_strategy(f"learned:{preset}").weights)
+    row = np.array(load_strategy(f"learned:{preset}{search}").weights)
     memory = worker_memory(MAX_WIDTH)
     ws, _, out, _ = memory
     checked = 0
@@ -84,27 +87,6 @@ def test_best_resolves_to_the_network_best_toml_names_else_the_one_that_reads_th
     for spec in ("best", "best@full"):
         with pytest.raises(AcesimError, match="learned:NAME or expert"):
             load_strategy(spec)
-
-
-@pytest.mark.parametrize("preset", ["backgammon", "navy"])
-def test_a_tangent_beam_that_keeps_every_play_is_the_exhaustive_search(preset):
-    """``@tangent``'s beam, ranked by the network's tangent: kept wide enough, the network judges every
-    distinct play, so it plays what scoring every play plays."""
-    rules = Ruleset.preset(preset)
-    ra = rules.to_array()
-    row = np.array(load_strategy(f"learned:{preset}@tangent").weights)
-    memory = worker_memory(MAX_WIDTH)
-    ws, _, out, _ = memory
-    checked = 0
-    for board, segment, n, d in _doubles(rules, 40, seed=5):
-        enumerate_plays(board, ra, segment, n, ws, out)
-        if out[1] - out[0] > MAX_WIDTH // 4:
-            continue  # the beam may prune some level of so many plays
-        again = rolls_again(ra, d, d, False)
-        full = _play(board, ra, segment, n, 0, again, row, memory)
-        assert np.array_equal(_play(board, ra, segment, n, MAX_WIDTH, again, row, memory), full)
-        checked += 1
-    assert checked > 80
 
 
 def test_the_tangent_shortlist_holds_the_networks_best_play_more_often_than_the_heuristics():

@@ -356,6 +356,31 @@ def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, sec
     return 1, best_score
 
 
+@njit(cache=True, inline="always")
+def _beam_root(board, boards, sums, parent_sum):
+    """Row 0 of beam 0 is the segment's start; its summary also goes into ``parent_sum``."""
+    summarize(board, parent_sum)
+    for i in range(BOARD_SIZE):
+        boards[0, 0, i] = board[i]
+    for i in range(SUMMARY_SIZE):
+        sums[0, 0, i] = parent_sum[i]
+
+
+@njit(cache=True, inline="always")
+def _offer(parent, src, dst, child, child_summary, s, boards, scores, sums, nxt, n_next, width, pruned):
+    """Offer the move ``src -> dst`` from ``parent`` (score ``s``) to beam ``nxt``; returns ``(n_next, pruned)``."""
+    if n_next == width and s <= scores[nxt, width - 1]:
+        # No better than every kept position: never kept.  A worse one is
+        # pruned; an equal one too unless it duplicates a kept position,
+        # which only matters while nothing has been pruned yet.
+        if s < scores[nxt, width - 1] or pruned:
+            return n_next, True
+    _copy_board(child, parent)
+    apply_move(child, src, dst)
+    n_next, dropped = _keep(child, child_summary, s, boards, scores, sums, nxt, n_next, width)
+    return n_next, pruned or dropped
+
+
 @njit(cache=True, _nrt=False)
 def _beam(board, rules, segment, n, width, weights, keep_last, boards, scores, sums, parent, parent_sum, child,
           moves, result):
@@ -373,11 +398,7 @@ def _beam(board, rules, segment, n, width, weights, keep_last, boards, scores, s
     open_bits = open_mask(board)
     blot_bits = blot_mask(board)
     rule_bits = move_rules(rules, segment[0], segment[0])  # a doubles segment
-    summarize(board, parent_sum)
-    for i in range(BOARD_SIZE):
-        boards[0, 0, i] = board[i]
-    for i in range(SUMMARY_SIZE):
-        sums[0, 0, i] = parent_sum[i]
+    _beam_root(board, boards, sums, parent_sum)
     scores[0, 0] = summary_score(parent_sum, weights)
     cur = 0
     kept = 1
@@ -403,17 +424,8 @@ def _beam(board, rules, segment, n, width, weights, keep_last, boards, scores, s
                     if best_b < 0 or s > best:
                         best, best_b, best_src, best_dst = s, b, src, dst
                     continue
-                if n_next == width and s <= scores[nxt, width - 1]:
-                    # No better than every kept position: never kept.  A worse one is
-                    # pruned; an equal one too unless it duplicates a kept position,
-                    # which only matters while nothing has been pruned yet.
-                    if s < scores[nxt, width - 1] or pruned:
-                        pruned = True
-                        continue
-                _copy_board(child, parent)
-                apply_move(child, src, dst)
-                n_next, dropped = _keep(child, child_summary, s, boards, scores, sums, nxt, n_next, width)
-                pruned = pruned or dropped
+                n_next, pruned = _offer(parent, src, dst, child, child_summary, s, boards, scores, sums, nxt, n_next,
+                                        width, pruned)
         if best_b >= 0:
             for i in range(BOARD_SIZE):
                 result[i] = boards[cur, best_b, i]
@@ -445,11 +457,7 @@ def _tangent_beam(board, rules, segment, n, width, model, view, ns, boards, scor
     open_bits = open_mask(board)
     blot_bits = blot_mask(board)
     rule_bits = move_rules(rules, segment[0], segment[0])  # a doubles segment
-    summarize(board, parent_sum)
-    for i in range(BOARD_SIZE):
-        boards[0, 0, i] = board[i]
-    for i in range(SUMMARY_SIZE):
-        sums[0, 0, i] = parent_sum[i]
+    _beam_root(board, boards, sums, parent_sum)
     scores[0, 0] = 0.0
     cur = 0
     kept = 1
@@ -473,13 +481,8 @@ def _tangent_beam(board, rules, segment, n, width, model, view, ns, boards, scor
                     s = WIN_EQUITY
                 else:
                     s = sign * tangent_value(model, child, view, ns)
-                if n_next == width and s <= scores[nxt, width - 1]:
-                    if s < scores[nxt, width - 1] or pruned:  # as in ``_beam``
-                        pruned = True
-                        continue
-                n_next, dropped = _keep(child, moved_summary(here, parent, src, dst), s, boards, scores, sums, nxt,
-                                        n_next, width)
-                pruned = pruned or dropped
+                n_next, pruned = _offer(parent, src, dst, child, moved_summary(here, parent, src, dst), s, boards,
+                                        scores, sums, nxt, n_next, width, pruned)
         if n_next == 0:
             break
         used = k + 1
