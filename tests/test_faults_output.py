@@ -361,6 +361,12 @@ def _children(pid: int) -> list[int]:
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 def test_train_on_sigterm_is_interrupted_in_one_line(tmp_path):
+    # Compiled first: a process compiling, or waiting for another to finish compiling the same kernel
+    # into the shared cache, takes its signals only after, which can be minutes on a cold cache.
+    warm = subprocess.run([sys.executable, "-m", "acesim.cli", "train", "--games", "32", "--workers", "2",
+                           "--eval-every", "0", "--no-progress", "--out", str(tmp_path / "warm.npz")],
+                          env=ENV, capture_output=True, timeout=900)
+    assert warm.returncode == 0, warm.stderr
     out = tmp_path / "m.npz"
     proc = subprocess.Popen(
         [sys.executable, "-m", "acesim.cli", "train", "--games", "2000000", "--workers", "2", "--eval-every", "0",
