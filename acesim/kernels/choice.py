@@ -367,16 +367,20 @@ def _beam_root(board, boards, sums, parent_sum):
 
 
 @njit(cache=True, inline="always")
-def _offer(parent, src, dst, child, child_summary, s, boards, scores, sums, nxt, n_next, width, pruned):
-    """Offer the move ``src -> dst`` from ``parent`` (score ``s``) to beam ``nxt``; returns ``(n_next, pruned)``."""
+def _offer(parent, src, dst, child, built, child_summary, s, boards, scores, sums, nxt, n_next, width, pruned):
+    """Offer the move ``src -> dst`` from ``parent`` (score ``s``) to beam ``nxt``; returns ``(n_next, pruned)``.
+
+    ``built``: ``child`` already holds the move's position (else it is built only if kept).
+    """
     if n_next == width and s <= scores[nxt, width - 1]:
         # No better than every kept position: never kept.  A worse one is
         # pruned; an equal one too unless it duplicates a kept position,
         # which only matters while nothing has been pruned yet.
         if s < scores[nxt, width - 1] or pruned:
             return n_next, True
-    _copy_board(child, parent)
-    apply_move(child, src, dst)
+    if not built:
+        _copy_board(child, parent)
+        apply_move(child, src, dst)
     n_next, dropped = _keep(child, child_summary, s, boards, scores, sums, nxt, n_next, width)
     return n_next, pruned or dropped
 
@@ -424,8 +428,8 @@ def _beam(board, rules, segment, n, width, weights, keep_last, boards, scores, s
                     if best_b < 0 or s > best:
                         best, best_b, best_src, best_dst = s, b, src, dst
                     continue
-                n_next, pruned = _offer(parent, src, dst, child, child_summary, s, boards, scores, sums, nxt, n_next,
-                                        width, pruned)
+                n_next, pruned = _offer(parent, src, dst, child, False, child_summary, s, boards, scores, sums, nxt,
+                                        n_next, width, pruned)
         if best_b >= 0:
             for i in range(BOARD_SIZE):
                 result[i] = boards[cur, best_b, i]
@@ -481,8 +485,8 @@ def _tangent_beam(board, rules, segment, n, width, model, view, ns, boards, scor
                     s = WIN_EQUITY
                 else:
                     s = sign * tangent_value(model, child, view, ns)
-                n_next, pruned = _offer(parent, src, dst, child, moved_summary(here, parent, src, dst), s, boards,
-                                        scores, sums, nxt, n_next, width, pruned)
+                n_next, pruned = _offer(parent, src, dst, child, True, moved_summary(here, parent, src, dst), s,
+                                        boards, scores, sums, nxt, n_next, width, pruned)
         if n_next == 0:
             break
         used = k + 1
