@@ -681,9 +681,10 @@ def test_the_tangent_is_the_equitys_gradient_over_the_inputs(boards, hidden, rul
         return model[N.M_POINTS_SCALE] * (2 * y[1] - 1) if points else 2 * y[0] - 1
 
     ns = N.new_net_scratch()
+    row = playing_row(model, tangent=True)
     for board in boards[5::40]:
         for view in (0, 1):
-            N.set_tangent(model, board, view, ns)
+            N.set_tangent(row, board, view, ns)
             tangent = ns.root[N.ROOT_TANGENT : N.ROOT_TANGENT + N.N_NET_INPUTS]
             x = reference_inputs(board, view)
             for i in range(N.N_NET_INPUTS):
@@ -692,4 +693,76 @@ def test_the_tangent_is_the_equitys_gradient_over_the_inputs(boards, hidden, rul
                 expected = (equity(x + e) - equity(x - e)) / 2e-6
                 assert tangent[i] == pytest.approx(expected, rel=1e-5, abs=1e-8), (i, tangent[i], expected)
             # tangent_value is the tangent times the board's inputs
-            assert N.tangent_value(model, board, view, ns) == pytest.approx(float(tangent @ x), rel=1e-12)
+            assert N.tangent_value(row, board, view, ns) == pytest.approx(float(tangent @ x), rel=1e-12)
+    with pytest.raises(ValueError, match="tangent part"):
+        N.set_tangent(playing_row(model), boards[0], 0, ns)
+
+
+def legal_single_moves(rules: Ruleset, board: np.ndarray):
+    """Every legal single move ``(src, dst)`` of ``board``'s mover with each die, as the searches find them."""
+    from acesim.kernels import board as B
+    from acesim.kernels.evaluate import S_MINE, SUMMARY_SIZE, summarize
+
+    summary = np.zeros(SUMMARY_SIZE, dtype=np.int64)
+    summarize(board, summary)
+    moves = np.zeros((28, 2), dtype=np.int64)
+    for die in range(1, 7):
+        bits = B.move_rules(rules.to_array(), die, die)
+        m = B.legal_moves(board, die, bits, B.open_mask(board), B.blot_mask(board), summary[S_MINE], moves)
+        yield from (tuple(int(v) for v in moves[i]) for i in range(m))
+
+
+@pytest.mark.parametrize("rules", [EUROPEAN, AMERICAN])
+def test_the_opponents_summary_follows_each_move(boards, rules):
+    """``opponent_summary`` is the flipped board's summary, and ``opponent_moved_summary`` gives the
+    summary of the position after each legal single move (entering, hits and bearing off included)."""
+    from acesim.kernels import board as B
+    from acesim.kernels.evaluate import SUMMARY_SIZE, opponent_moved_summary, opponent_summary, summarize
+
+    flipped, expected = np.zeros_like(boards[0]), np.zeros(SUMMARY_SIZE, dtype=np.int64)
+    kinds = set()
+    for board in game_boards(rules, 6, 3)[::2]:
+        B.flip(board, flipped)
+        summarize(flipped, expected)
+        there = opponent_summary(board)
+        assert there == tuple(expected)
+        for src, dst in legal_single_moves(rules, board):
+            child = board.copy()
+            B.apply_move(child, src, dst)
+            assert opponent_moved_summary(there, board, src, dst) == opponent_summary(child), (board, src, dst)
+            kinds.add("enter" if src > 24 else "off" if dst == 0 else "hit" if board[dst - 1] == -1 else "move")
+    assert kinds == {"enter", "off", "hit", "move"}
+
+
+@pytest.mark.parametrize("rules", [EUROPEAN, AMERICAN])
+def test_the_tangents_steps_value_a_move_as_the_encoded_tangent_does(boards, rules):
+    """A move's value by ``tangent_steps`` and ``tangent_features`` (from summaries, not encoding) is the
+    change of ``tangent_value`` from the mover's view, to the steps' grid; and every value is on the grid,
+    so that a position's value does not depend on the order of the moves that reached it."""
+    from acesim.kernels import board as B
+    from acesim.kernels.evaluate import SUMMARY_SIZE, moved_summary, opponent_moved_summary, opponent_summary
+    from acesim.kernels.evaluate import summarize
+
+    row = np.array(load_strategy("learned:any@tangent").row(rules))
+    ns = N.new_net_scratch()
+    summary = np.zeros(SUMMARY_SIZE, dtype=np.int64)
+    checked = 0
+    for board in game_boards(rules, 4, 5)[::3]:
+        summarize(board, summary)
+        here, there = tuple(summary), opponent_summary(board)
+        for view in (0, 1):
+            N.set_tangent(row, board, view, ns)
+            steps = ns.root[N.ROOT_STEPS :]
+            sign = 1.0 if view == 0 else -1.0
+            start = N.tangent_features(steps, here, there)
+            encoded = N.tangent_value(row, board, view, ns)
+            for src, dst in legal_single_moves(rules, board):
+                child = board.copy()
+                B.apply_move(child, src, dst)
+                value = N.tangent_steps(steps, board, src, dst) + N.tangent_features(
+                    steps, moved_summary(here, board, src, dst), opponent_moved_summary(there, board, src, dst))
+                assert value * N.TANGENT_GRID == round(value * N.TANGENT_GRID)
+                assert value - start == pytest.approx(sign * (N.tangent_value(row, child, view, ns) - encoded),
+                                                      abs=1e-7)
+                checked += 1
+    assert checked > 1000

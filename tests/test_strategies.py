@@ -13,7 +13,7 @@ from acesim.engine.position import Position
 from acesim.engine.rules import PRESETS, Ruleset
 from acesim.engine.sampling import sample_positions
 from acesim.engine.strategies import load_strategy, strategy_names
-from acesim.kernels import evaluate as E, layout as L
+from acesim.kernels import evaluate as E, layout as L, net as N
 from acesim.kernels.choice import LINEAR, RANDOM, best_play, choose_double, new_scratch
 from acesim.kernels.memory import worker_memory
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, new_workspace, segment_of
@@ -204,14 +204,19 @@ def test_search_options_set_the_beam_and_the_ranking_of_the_doubles_apart():
         assert not s.tangent
 
 
-def test_tangent_is_a_flag_after_the_rankers_weights_of_the_row():
+def test_tangent_is_a_flag_and_the_transposed_first_layer_after_the_rankers_weights_of_the_row():
     plain, guided = load_strategy("learned:european"), load_strategy("learned:european@rank=4@tangent")
     assert guided.tangent and (guided.width, guided.choice_width) == (16, 4)
-    assert guided.weights[:-1] == plain.weights and guided.weights[-1] == 1.0
+    network = np.array(plain.weights)
+    inputs, hidden = int(network[N.M_INPUTS]), int(network[N.M_HIDDEN1])
+    tail = np.array(guided.weights[len(plain.weights):])
+    assert guided.weights[: len(plain.weights)] == plain.weights and tail[0] == N.TANGENT
+    first_layer = network[N.HEADER : N.HEADER + inputs * hidden].reshape(inputs, hidden)
+    assert np.array_equal(tail[1:].reshape(hidden, inputs), first_layer.T)
     european = Ruleset.preset("european")
-    any_guided = load_strategy("learned:any@tangent")
-    assert any_guided.row(european)[-1] == 1.0 and any_guided.for_rules(european).weights[-1] == 1.0
-    assert len(any_guided.row(european)) == len(load_strategy("learned:any").row(european)) + 1
+    any_plain, any_guided = load_strategy("learned:any").row(european), load_strategy("learned:any@tangent").row(european)
+    assert any_guided[len(any_plain)] == N.TANGENT and np.array_equal(any_guided[: len(any_plain)], any_plain)
+    assert np.array_equal(load_strategy("learned:any@tangent").for_rules(european).weights, any_guided)
 
 
 @pytest.mark.parametrize("spec, fragment", [

@@ -36,7 +36,7 @@ from acesim.engine.model_files import (
 from acesim.engine.rules import Ruleset
 from acesim.kernels.choice import LEARNED, LINEAR, MAX_WIDTH, RANDOM, Seats
 from acesim.kernels.evaluate import FEATURES, N_FEATURES
-from acesim.kernels.net import TANGENT
+from acesim.kernels.net import HEADER, M_HIDDEN1, M_INPUTS, TANGENT
 
 RANDOM_NAME = "random"
 # Scores add weight x feature over features of at most a few hundred; beyond
@@ -250,10 +250,15 @@ def resolve_spec(spec: str, *rulesets) -> str:
 
 def playing_row(network: np.ndarray, tangent: bool = False) -> np.ndarray:
     """A network's row as the kernels play it: the network, then the ranker's weights (``net.ranker_of``),
-    then, with ``tangent``, the flag that has its doubles beams rank by the network's tangent
-    (``net.guided_by_tangent``)."""
-    tail = [_ranker_weights(), np.array([TANGENT])] if tangent else [_ranker_weights()]
-    return np.concatenate([np.asarray(network, dtype=np.float64), *tail])
+    then, with ``tangent``, the part that has its doubles beams rank by the network's tangent
+    (``net.guided_by_tangent``): a flag and the first layer's weights transposed (``net.tangent_start``)."""
+    network = np.asarray(network, dtype=np.float64)
+    tail = [_ranker_weights()]
+    if tangent:
+        inputs, hidden = int(network[M_INPUTS]), int(network[M_HIDDEN1])
+        first_layer = network[HEADER : HEADER + inputs * hidden].reshape(inputs, hidden)
+        tail += [np.array([TANGENT]), first_layer.T.ravel()]
+    return np.concatenate([network, *tail])
 
 
 @functools.cache

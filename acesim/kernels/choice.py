@@ -58,6 +58,8 @@ from acesim.kernels.evaluate import (
     S_OFF,
     SUMMARY_SIZE,
     moved_summary,
+    opponent_moved_summary,
+    opponent_summary,
     summarize,
     summary_of,
     summary_score,
@@ -75,6 +77,7 @@ from acesim.kernels.layout import (
     OFF,
 )
 from acesim.kernels.net import (
+    ROOT_STEPS,
     WIN_EQUITY,
     guided_by_tangent,
     new_net_scratch,
@@ -82,6 +85,9 @@ from acesim.kernels.net import (
     ranker_of,
     set_root,
     set_tangent,
+    tangent_by_steps,
+    tangent_features,
+    tangent_steps,
     tangent_value,
 )
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
@@ -454,15 +460,21 @@ def _tangent_beam(board, rules, segment, n, width, model, view, ns, boards, scor
     """``_beam`` keeping the last die's plays, its partial plays ranked by the network linearised at
     ``board`` (``net.set_tangent`` must have run for ``model`` and ``view``) instead of the heuristic.
 
-    Returns ``(used, kept, level, found)`` as ``_beam`` does.  Each node's board is built before it
-    is scored, since the score reads the board's inputs; the summaries stay, for the moves.
+    Returns ``(used, kept, level, found)`` as ``_beam`` does.  A network of the first encoding values
+    each move from the mover's and the opponent's summaries (``net.tangent_steps``,
+    ``net.tangent_features``), as cheaply as the heuristic scores it; a row's value is its position's
+    whatever the order of the moves, so the value less the features' part is what its children add
+    to.  Another encoding's units are not all counted from summaries, so each node is built and
+    encoded (``net.tangent_value``).
     """
+    by_steps = tangent_by_steps(model)
+    steps = ns.root[ROOT_STEPS:]
     sign = 1.0 if view == 0 else -1.0  # view 1: the opponent is on roll after the play
     open_bits = open_mask(board)
     blot_bits = blot_mask(board)
     rule_bits = move_rules(rules, segment[0], segment[0])  # a doubles segment
     _beam_root(board, boards, sums, parent_sum)
-    scores[0, 0] = 0.0
+    scores[0, 0] = tangent_features(steps, summary_of(parent_sum), opponent_summary(board)) if by_steps else 0.0
     cur = 0
     kept = 1
     used = 0
@@ -476,17 +488,25 @@ def _tangent_beam(board, rules, segment, n, width, model, view, ns, boards, scor
                 continue  # the game ended here; a deeper play, if any, is the legal one
             _take_row(boards, sums, cur, b, parent, parent_sum)
             here = summary_of(parent_sum)
+            there = opponent_summary(parent)
+            moved = scores[cur, b] - tangent_features(steps, here, there) if by_steps else 0.0
             m = legal_moves(parent, die, rule_bits, open_bits, blot_bits, here[S_MINE], moves)
             for i in range(m):
                 src, dst = moves[i, 0], moves[i, 1]
-                _copy_board(child, parent)
-                apply_move(child, src, dst)
-                if child[OFF] == N_CHECKERS:
+                child_summary = moved_summary(here, parent, src, dst)
+                built = False
+                if child_summary[S_OFF] == N_CHECKERS:
                     s = WIN_EQUITY
+                elif by_steps:
+                    s = moved + tangent_steps(steps, parent, src, dst)
+                    s += tangent_features(steps, child_summary, opponent_moved_summary(there, parent, src, dst))
                 else:
+                    _copy_board(child, parent)
+                    apply_move(child, src, dst)
+                    built = True
                     s = sign * tangent_value(model, child, view, ns)
-                n_next, pruned = _offer(parent, src, dst, child, True, moved_summary(here, parent, src, dst), s,
-                                        boards, scores, sums, nxt, n_next, width, pruned)
+                n_next, pruned = _offer(parent, src, dst, child, built, child_summary, s, boards, scores, sums, nxt,
+                                        n_next, width, pruned)
         if n_next == 0:
             break
         used = k + 1

@@ -15,11 +15,13 @@ from acesim.kernels.bits import lowest_set, popcount
 from acesim.kernels.jit import njit
 from acesim.kernels.layout import (
     BAR,
+    FROM_BAR,
     HOME_TOP,
     N_CHECKERS,
     N_POINTS,
     OFF,
     OPP_BAR,
+    OPP_OFF,
     OPP_WAITING,
     WAITING,
 )
@@ -58,8 +60,8 @@ N_FEATURES = len(FEATURES)
 
 WIN_SCORE = 1e12  # a play that bears off the 15th checker beats every other
 
-_HOME_BITS = (1 << (HOME_TOP + 1)) - 2
-_ANCHOR_BITS = ((1 << (N_POINTS + 1)) - 1) & ~((1 << (N_POINTS - HOME_TOP + 1)) - 1)
+HOME_BITS = (1 << (HOME_TOP + 1)) - 2
+ANCHOR_BITS = ((1 << (N_POINTS + 1)) - 1) & ~((1 << (N_POINTS - HOME_TOP + 1)) - 1)
 
 # A position's *summary*: the few sums and bit masks every feature is counted
 # from.  A child's summary follows from its parent's and the one move between
@@ -181,34 +183,91 @@ def moved_summary(parent, parent_board, src, dst):
 
 
 @njit(cache=True, inline="always")
+def opponent_summary(board):
+    """The summary (a tuple) of ``board`` seen by the opponent: ``summarize`` of the flipped board,
+    without flipping it.  The opponent's point ``q`` is the mover's point ``25 - q``."""
+    my_entering = np.int64(board[BAR]) + np.int64(board[WAITING])
+    their_pips = 25 * (np.int64(board[OPP_BAR]) + np.int64(board[OPP_WAITING]))
+    my_pips = 25 * my_entering
+    mine = np.int64(0)  # the opponent's points, as in the mover's summary
+    opp = np.int64(my_entering > 0) << 6
+    single = np.int64(0)
+    stacked = np.int64(0)
+    home = np.int64(board[OPP_OFF])
+    for i in range(N_POINTS):
+        v = np.int64(board[i])
+        p = i + 1
+        q = 25 - p
+        their_pips += q * max(-v, 0)
+        my_pips += p * max(v, 0)
+        mine |= np.int64(v < 0) << q
+        single |= np.int64(v == -1) << q
+        opp |= np.int64(v > 0) << (q + 6)
+        stacked += max(-v - 3, 0)
+        if q <= HOME_TOP:
+            home += max(-v, 0)
+    return (their_pips, my_pips, mine, single, opp, stacked, home, np.int64(board[OPP_OFF]),
+            np.int64(board[OPP_BAR]) + np.int64(board[OPP_WAITING]), np.int64(board[BAR]))
+
+
+@njit(cache=True, inline="always")
+def opponent_moved_summary(parent, parent_board, src, dst):
+    """``opponent_summary`` one move ``src -> dst`` of the mover after ``parent_board``, from the
+    parent's (``parent``), as ``moved_summary`` is for the mover's: a tuple, the board not needed."""
+    their_pips, my_pips, theirs, single, mine, stacked, home, off, outside, my_bar = parent
+    origin = src if src <= N_POINTS else 25
+    my_pips -= origin - dst
+    if src > N_POINTS:
+        if np.int64(parent_board[BAR]) + np.int64(parent_board[WAITING]) == 1:
+            mine &= ~(np.int64(1) << 6)
+        if src == FROM_BAR:
+            my_bar -= 1
+    elif parent_board[src - 1] == 1:
+        mine &= ~(np.int64(1) << (31 - src))
+    if dst == 0:
+        return (their_pips, my_pips, theirs, single, mine, stacked, home, off, outside, my_bar)
+    mine |= np.int64(1) << (31 - dst)
+    if parent_board[dst - 1] == -1:  # a hit: the opponent's blot on its point 25 - dst goes to the bar
+        q = 25 - dst
+        bit = np.int64(1) << q
+        theirs &= ~bit
+        single &= ~bit
+        their_pips += dst
+        outside += 1
+        if q <= HOME_TOP:
+            home -= 1
+    return (their_pips, my_pips, theirs, single, mine, stacked, home, off, outside, my_bar)
+
+
+@njit(cache=True, inline="always")
 def update_summary(parent, parent_board, src, dst, s):
     """``moved_summary`` on summary arrays: the child's summary into ``s``."""
     store_summary(moved_summary(summary_of(parent), parent_board, src, dst), s)
 
 
 @njit(cache=True, inline="always")
-def _shots(single, opp):
+def shots(single, opp):
     """Over the mover's blots, the opposing checkers' distances (1..6) that hit them."""
-    shots = 0
+    n = 0
     while single:
         low = single & -single
         single ^= low
-        shots += popcount((opp >> lowest_set(low)) & 63)
-    return shots
+        n += popcount((opp >> lowest_set(low)) & 63)
+    return n
 
 
 @njit(cache=True, inline="always")
-def _prime(made):
+def prime(made):
     """The longest run of consecutive made points."""
-    prime = 0
+    run = 0
     while made:
         made &= made << 1
-        prime += 1
-    return prime
+        run += 1
+    return run
 
 
 @njit(cache=True, inline="always")
-def _trap(made, opp):
+def trap(made, opp):
     """Made points ahead of the opponent's rearmost checker (point 0: bar or waiting)."""
     opp_points = opp >> 6
     if opp_points:
@@ -221,23 +280,23 @@ def _feature_values(s):
     """The ``FEATURES`` of a summarised position, in order, as a tuple (kept in registers)."""
     made = s[S_MINE] & ~s[S_SINGLE]
     opp = s[S_OPP]
-    shots = _shots(s[S_SINGLE], opp)
-    prime = _prime(made)
-    trap = _trap(made, opp)
+    n_shots = shots(s[S_SINGLE], opp)
+    longest = prime(made)
+    trapping = trap(made, opp)
     return (
         (s[S_OPP_PIPS] - s[S_MY_PIPS]) / 25.0,
         float(s[S_OFF]),
-        float(shots),
+        float(n_shots),
         float(popcount(s[S_SINGLE])),
         float(popcount(made)),
-        float(popcount(made & _HOME_BITS)),
-        float(prime),
+        float(popcount(made & HOME_BITS)),
+        float(longest),
         float(s[S_OPP_BAR]),
         float(s[S_STACKED]),
         float(s[S_HOME]),
         float(s[S_OUTSIDE]),
-        float(popcount(made & _ANCHOR_BITS)),
-        float(trap),
+        float(popcount(made & ANCHOR_BITS)),
+        float(trapping),
     )
 
 
@@ -271,15 +330,15 @@ def tuple_score(t, weights):
     if weights[F_OFF] != 0.0:
         total += weights[F_OFF] * float(off)
     if weights[F_SHOTS] != 0.0:
-        total += weights[F_SHOTS] * float(_shots(single, opp))
+        total += weights[F_SHOTS] * float(shots(single, opp))
     if weights[F_BLOTS] != 0.0:
         total += weights[F_BLOTS] * float(popcount(single))
     if weights[F_MADE] != 0.0:
         total += weights[F_MADE] * float(popcount(made))
     if weights[F_HOME_MADE] != 0.0:
-        total += weights[F_HOME_MADE] * float(popcount(made & _HOME_BITS))
+        total += weights[F_HOME_MADE] * float(popcount(made & HOME_BITS))
     if weights[F_PRIME] != 0.0:
-        total += weights[F_PRIME] * float(_prime(made))
+        total += weights[F_PRIME] * float(prime(made))
     if weights[F_OPP_BAR] != 0.0:
         total += weights[F_OPP_BAR] * float(opp_bar)
     if weights[F_STACKED] != 0.0:
@@ -289,9 +348,9 @@ def tuple_score(t, weights):
     if weights[F_OUTSIDE_BOARD] != 0.0:
         total += weights[F_OUTSIDE_BOARD] * float(outside)
     if weights[F_ANCHORS] != 0.0:
-        total += weights[F_ANCHORS] * float(popcount(made & _ANCHOR_BITS))
+        total += weights[F_ANCHORS] * float(popcount(made & ANCHOR_BITS))
     if weights[F_TRAP] != 0.0:
-        total += weights[F_TRAP] * float(_trap(made, opp))
+        total += weights[F_TRAP] * float(trap(made, opp))
     return total
 
 

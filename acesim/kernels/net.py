@@ -48,12 +48,25 @@ from collections import namedtuple
 
 import numpy as np
 
+from acesim.kernels.bits import popcount
 from acesim.kernels.board import flip
-from acesim.kernels.evaluate import N_FEATURES, S_MY_PIPS, SUMMARY_SIZE, summarize, summary_features
+from acesim.kernels.evaluate import (
+    ANCHOR_BITS,
+    HOME_BITS,
+    N_FEATURES,
+    S_MY_PIPS,
+    SUMMARY_SIZE,
+    prime,
+    shots,
+    summarize,
+    summary_features,
+    trap,
+)
 from acesim.kernels.jit import njit
 from acesim.kernels.layout import (
     BAR,
     BOARD_DTYPE,
+    FROM_BAR,
     BOARD_SIZE,
     N_CHECKERS,
     N_POINTS,
@@ -134,7 +147,8 @@ ROOT_FEATURES = MAX_HIDDEN  # side s's feature f at ROOT_FEATURES + s * N_FEATUR
 ROOT_PIPS = ROOT_FEATURES + 2 * N_FEATURES
 ROOT_BOARD = ROOT_PIPS + 2
 ROOT_TANGENT = ROOT_BOARD + BOARD_SIZE  # ``set_tangent``'s gradient of the equity, one per input
-ROOT_SIZE = ROOT_TANGENT + MAX_NET_INPUTS
+ROOT_STEPS = ROOT_TANGENT + MAX_NET_INPUTS  # the same per unit count from the mover's view (``tangent_steps``)
+ROOT_SIZE = ROOT_STEPS + N_NET_INPUTS
 
 
 @njit(cache=True)
@@ -722,7 +736,7 @@ def _deltas(model, ns, g):
             d1[j] = s * h1[j] * (1.0 - h1[j])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def set_tangent(model, board, view, ns):
     """The network linearised at ``board`` (side ``view`` on roll): the equity's gradient over the
     inputs, into ``ns.root`` at ``ROOT_TANGENT``, for ``tangent_value``.
@@ -732,23 +746,150 @@ def set_tangent(model, board, view, ns):
     partial plays of a doubles segment by the network's own first-order judgement, for about what
     the heuristic's score costs; the dense product below is the price, once per segment.
     """
-    n = encode_for(model, board, view, ns)
-    forward(model, n, ns)
     n_in = int(model[M_INPUTS])
     H1 = int(model[M_HIDDEN1])
-    g = np.zeros(MAX_OUTPUTS)
-    k = 1 if model[M_OBJECTIVE] == OBJECTIVE_POINTS and model[M_OUTPUTS] > 1 else 0
-    scale = 2.0 * model[M_POINTS_SCALE] if k == 1 else 2.0
-    g[k] = scale * ns.y[k] * (1.0 - ns.y[k])
+    if not guided_by_tangent(model) or model.shape[0] < tangent_start(model) + 1 + n_in * H1:
+        raise ValueError("the tangent needs a playing row with its tangent part (strategies.playing_row)")
+    n = encode_for(model, board, view, ns)
+    forward(model, n, ns)
+    if model[M_OBJECTIVE] == OBJECTIVE_POINTS and model[M_OUTPUTS] > 1:
+        g = (0.0, 2.0 * model[M_POINTS_SCALE] * ns.y[1] * (1.0 - ns.y[1]))
+    else:
+        g = (2.0 * ns.y[0] * (1.0 - ns.y[0]), 0.0)
     _deltas(model, ns, g)
+    # t = W1 d1, as the transposed first layer's rows times d1, added row after row: each input's sum
+    # is added in unit order (one running sum per input), and the loop over the inputs vectorizes
     d1 = ns.d1
+    t = ns.root[ROOT_TANGENT : ROOT_TANGENT + n_in]
     for i in range(n_in):
-        row = HEADER + i * H1
-        w = model[row : row + H1]
-        t = 0.0
-        for j in range(H1):
-            t += w[j] * d1[j]
-        ns.root[ROOT_TANGENT + i] = t
+        t[i] = 0.0
+    w1t = tangent_start(model) + 1
+    j = 0
+    while j + 4 <= H1:
+        da, db, dc, dd = d1[j], d1[j + 1], d1[j + 2], d1[j + 3]
+        wa = model[w1t + j * n_in : w1t + (j + 1) * n_in]
+        wb = model[w1t + (j + 1) * n_in : w1t + (j + 2) * n_in]
+        wc = model[w1t + (j + 2) * n_in : w1t + (j + 3) * n_in]
+        wd = model[w1t + (j + 3) * n_in : w1t + (j + 4) * n_in]
+        for i in range(n_in):
+            x = t[i]
+            x += da * wa[i]
+            x += db * wb[i]
+            x += dc * wc[i]
+            x += dd * wd[i]
+            t[i] = x
+        j += 4
+    while j < H1:
+        dj = d1[j]
+        w = model[w1t + j * n_in : w1t + (j + 1) * n_in]
+        for i in range(n_in):
+            t[i] += dj * w[i]
+        j += 1
+    # the steps, from the mover's view: its own units first (the side on roll's when view is 0)
+    sign = 1.0 if view == 0 else -1.0
+    for side in range(2):
+        unit = 0 if (side == 0) == (view == 0) else SIDE_INPUTS
+        for u in range(SIDE_INPUTS):
+            step = sign * ns.root[ROOT_TANGENT + unit + u] * _UNIT_COUNT[u]
+            ns.root[ROOT_STEPS + side * SIDE_INPUTS + u] = np.rint(step * TANGENT_GRID) / TANGENT_GRID
+
+
+# ``tangent_steps`` values the moves of a doubles beam from the mover's summaries (kernels.evaluate),
+# without building or encoding the position: the tangent times each unit's value per whole count
+# (a checker, a pip, a feature's count; ``_UNIT_COUNT``), from the mover's view, rounded to a grid of
+# 2^-30.  Every term is then a count times a multiple of the grid, and every sum of such terms below
+# 2^23 is exact, so a position's value does not depend on the order of the moves that reached it: the
+# beam finds a position reached twice by its equal value (``choice._keep``), as with the heuristic.
+TANGENT_GRID = 2.0**30
+
+
+def _unit_counts():
+    """What one count (a checker, a pip, one of a feature) is worth in each of a side's units."""
+    per = np.ones(SIDE_INPUTS)
+    per[3 : 4 * N_POINTS : 4] = 0.5  # (n - 3) / 2
+    per[U_BAR] = 0.5
+    per[U_WAITING] = 0.2
+    per[U_OFF] = 1.0 / N_CHECKERS
+    per[U_PIPS] = 0.01
+    per[U_FEATURES : U_FEATURES + N_FEATURES] = 1.0 / FEATURE_SCALE
+    per[U_FEATURES] /= 25.0  # pip_lead's count is the pip difference
+    return per
+
+
+_UNIT_COUNT = _unit_counts()
+
+
+@njit(cache=True, inline="always")
+def _point_steps(steps, u, c):
+    """The steps of a side's four units of a point (``u ..``) holding ``c`` checkers."""
+    v = 0.0
+    if c >= 1:
+        v += steps[u]
+    if c >= 2:
+        v += steps[u + 1]
+    if c >= 3:
+        v += steps[u + 2]
+    if c > 3:
+        v += steps[u + 3] * (c - 3)
+    return v
+
+
+@njit(cache=True, inline="always")
+def _feature_steps(steps, base, summary):
+    """The steps of a side's features (units ``base + U_FEATURES ..``) for its summary tuple."""
+    my_pips, opp_pips, mine, single, opp, stacked, home, off, outside, opp_bar = summary
+    made = mine & ~single
+    f = steps[base + U_FEATURES :]
+    v = f[0] * (opp_pips - my_pips)
+    v += f[1] * off
+    v += f[2] * shots(single, opp)
+    v += f[3] * popcount(single)
+    v += f[4] * popcount(made)
+    v += f[5] * popcount(made & HOME_BITS)
+    v += f[6] * prime(made)
+    v += f[7] * opp_bar
+    v += f[8] * stacked
+    v += f[9] * home
+    v += f[10] * outside
+    v += f[11] * popcount(made & ANCHOR_BITS)
+    v += f[12] * trap(made, opp)
+    return v
+
+
+@njit(cache=True, inline="always")
+def tangent_features(steps, mine, theirs):
+    """The features' part of a position's tangent value, from the mover's and the opponent's summary tuples."""
+    return _feature_steps(steps, 0, mine) + _feature_steps(steps, SIDE_INPUTS, theirs)
+
+
+@njit(cache=True, inline="always")
+def tangent_steps(steps, board, src, dst):
+    """The change of the tangent value but for the features when the mover moves ``src -> dst`` on
+    ``board`` (``steps``: ``ns.root[ROOT_STEPS:]`` after ``set_tangent``; moves as ``board.legal_moves``'s)."""
+    v = 0.0
+    if src <= N_POINTS:
+        c = np.int64(board[src - 1])
+        u = 4 * (src - 1)
+        v += _point_steps(steps, u, c - 1) - _point_steps(steps, u, c)
+        v += steps[U_PIPS] * (dst - src)
+    else:
+        v += steps[U_PIPS] * (dst - (N_POINTS + 1))
+        if src == FROM_BAR:
+            v -= steps[U_BAR]
+        else:
+            v -= steps[U_WAITING]
+            if board[WAITING] == 1:
+                v -= steps[U_ANY_WAITING]
+    if dst == 0:
+        return v + steps[U_OFF]
+    c = np.int64(board[dst - 1])
+    if c == -1:  # a hit: the opponent's blot goes from its point 25 - dst to its bar
+        u = SIDE_INPUTS + 4 * (N_POINTS - dst)
+        v += _point_steps(steps, u, 0) - _point_steps(steps, u, 1)
+        v += steps[SIDE_INPUTS + U_BAR] + steps[SIDE_INPUTS + U_PIPS] * dst
+        c = 0
+    u = 4 * (dst - 1)
+    return v + _point_steps(steps, u, c + 1) - _point_steps(steps, u, c)
 
 
 @njit(cache=True, inline="always")
@@ -763,10 +904,24 @@ def tangent_value(model, board, view, ns):
 
 
 @njit(cache=True, inline="always")
+def tangent_by_steps(model):
+    """Whether ``tangent_steps`` and ``tangent_features`` count every unit of ``model``'s encoding."""
+    return model[M_ENCODING] < 2
+
+
+@njit(cache=True, inline="always")
+def tangent_start(model):
+    """Where a playing row's tangent part starts: the flag ``TANGENT``, then the first layer's weights
+    transposed (``[hidden1 x inputs]``), which ``set_tangent`` multiplies in loops that vectorize."""
+    return network_size(model) + N_FEATURES
+
+
+@njit(cache=True, inline="always")
 def guided_by_tangent(model):
-    """A playing row that asks its doubles beam to rank by ``tangent_value``: one number after the
-    ranker's weights (``ranker_of``), ``TANGENT``; a row without it (or padded with 0) ranks by the heuristic."""
-    start = network_size(model) + N_FEATURES
+    """A playing row that asks its doubles beam to rank by ``tangent_value``: the tangent part after the
+    ranker's weights (``ranker_of``, ``tangent_start``); a row without it (or padded with 0) ranks by the
+    heuristic."""
+    start = tangent_start(model)
     return model.shape[0] > start and model[start] == TANGENT
 
 
