@@ -80,13 +80,16 @@ from acesim.kernels.net import (
     ROOT_STEPS,
     WIN_EQUITY,
     guided_by_tangent,
+    hold_tangent,
     new_net_scratch,
     play_equity,
     ranker_of,
+    release_tangent,
     set_root,
     set_tangent,
     tangent_by_steps,
     tangent_features,
+    tangent_held,
     tangent_steps,
     tangent_value,
 )
@@ -570,7 +573,8 @@ def _net_judged(board, rules, segment, n, width, again, ws, out, model, sc, resu
     its own tangent when the row asks for it (``net.guided_by_tangent``)."""
     if guided_by_tangent(model):
         view = np.int64(0) if again else np.int64(1)
-        set_tangent(model, board, view, sc.net)
+        if not tangent_held(sc.net):
+            set_tangent(model, board, view, sc.net)
         used, kept, lv, found = _tangent_beam(board, rules, segment, n, width, model, view, sc.net, sc.beam,
                                               sc.beam_scores, sc.beam_sums, sc.parent, sc.parent_sum, sc.child,
                                               sc.moves)
@@ -739,6 +743,14 @@ def play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choice
     return ws, uniform, n, used
 
 
+@njit(cache=True, inline="always")
+def _hold_tangent(board, kind, width, again, weights, sc):
+    """Before the six doubles of a 1-2 are searched from ``board``: a learned row that ranks its beams by
+    the tangent sets it once for the six (``net.hold_tangent``; ``net.release_tangent`` after them)."""
+    if kind == LEARNED and width > 0 and guided_by_tangent(weights):
+        hold_tangent(weights, board, np.int64(0) if again else np.int64(1), sc.net)
+
+
 @njit(cache=True)
 def choose_double(board, rules, kind, choice_width, weights, choices, ws, out, sc):
     """The double (1..6) the strategy picks after a 1-2 in position ``board``; returns ``(ws, d)``.
@@ -753,12 +765,14 @@ def choose_double(board, rules, kind, choice_width, weights, choices, ws, out, s
     again = rolls_again(rules, 1, 1, True)
     best_d = 1
     best_score = -np.inf
+    _hold_tangent(board, kind, choice_width, again, weights, sc)
     for d in range(1, 7):
         n = segment_of(rules, d, d, True, sc.segment)
         ws, _, s = scored_play(board, rules, sc.segment, n, kind, choice_width, again, weights, ws, out, sc, sc.play)
         if d == 1 or s > best_score:
             best_score = s
             best_d = d
+    release_tangent(sc.net)
     return ws, best_d
 
 
@@ -786,6 +800,7 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
     node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum = (
         search_arrays(sc)
     )
+    _hold_tangent(board, kind, width, again, weights, sc)
     for d in range(1, 7):
         n = segment_of(rules, d, d, True, segment)
         if kind == LINEAR:
@@ -800,5 +815,6 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
             best_score = s
             best_d, best_n, best_used = d, n, used
             sc.chosen[:] = sc.play
+    release_tangent(sc.net)
     board[:] = sc.chosen
     return ws, uniform, best_d, best_n, best_used

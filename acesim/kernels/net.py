@@ -148,7 +148,8 @@ ROOT_PIPS = ROOT_FEATURES + 2 * N_FEATURES
 ROOT_BOARD = ROOT_PIPS + 2
 ROOT_TANGENT = ROOT_BOARD + BOARD_SIZE  # ``set_tangent``'s gradient of the equity, one per input
 ROOT_STEPS = ROOT_TANGENT + MAX_NET_INPUTS  # the same per unit count from the mover's view (``tangent_steps``)
-ROOT_SIZE = ROOT_STEPS + N_NET_INPUTS
+ROOT_HELD = ROOT_STEPS + N_NET_INPUTS  # 1 while the tangent is held for several searches (``hold_tangent``)
+ROOT_SIZE = ROOT_HELD + 1
 
 
 @njit(cache=True)
@@ -907,6 +908,26 @@ def tangent_value(model, board, view, ns):
 def tangent_by_steps(model):
     """Whether ``tangent_steps`` and ``tangent_features`` count every unit of ``model``'s encoding."""
     return model[M_ENCODING] < 2
+
+
+@njit(cache=True, _nrt=False)
+def hold_tangent(model, board, view, ns):
+    """``set_tangent``, kept for the searches that follow until ``release_tangent``: the six doubles
+    after a 1-2 are searched from one position, for one side, so their beams share one tangent."""
+    set_tangent(model, board, view, ns)
+    ns.root[ROOT_HELD] = 1.0
+
+
+@njit(cache=True, inline="always")
+def release_tangent(ns):
+    """Let each search set its own tangent again (``hold_tangent``)."""
+    ns.root[ROOT_HELD] = 0.0
+
+
+@njit(cache=True, inline="always")
+def tangent_held(ns):
+    """Whether ``hold_tangent`` holds the tangent for this search."""
+    return ns.root[ROOT_HELD] == 1.0
 
 
 @njit(cache=True, inline="always")
