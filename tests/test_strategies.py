@@ -195,21 +195,17 @@ def test_search_options_set_the_beam_and_the_ranking_of_the_doubles_apart():
     both = load_strategy("expert@beam=8@rank=3")
     assert (both.width, both.choice_width) == (8, 3)
     assert load_strategy("expert@rank=3@beam=8").choice_width == 3
-    # a network ranks by its tangent, and the doubles after a 1-2 by beams of 4, unless told otherwise;
-    # ranked by the heuristic, its ranking of the doubles follows its beam unless @rank names one
-    for spec, widths, tangent in [
-        ("learned:european", (16, 4), True), ("learned:european@tangent", (16, 4), True),
-        ("learned:european@beam=32", (32, 4), True), ("learned:european@rank=8", (16, 8), True),
-        ("learned:european@heuristic", (16, 16), False), ("learned:european@heuristic@beam=32", (32, 32), False),
-        ("learned:european@heuristic@rank=4", (16, 4), False),
-        ("learned:european@beam=32@rank=4@heuristic", (32, 4), False), ("learned:european@full", (0, 0), False),
-    ]:
+    # a network's ranking follows its beam unless @rank names one
+    for spec, widths in [("learned:european", (16, 16)), ("learned:european@beam=32", (32, 32)),
+                         ("learned:european@rank=4", (16, 4)), ("learned:european@beam=32@rank=4", (32, 4)),
+                         ("learned:european@full", (0, 0))]:
         s = load_strategy(spec)
-        assert (s.width, s.choice_width, s.tangent) == (*widths, tangent), spec
+        assert (s.width, s.choice_width) == widths, spec
+        assert not s.tangent
 
 
 def test_tangent_is_a_flag_and_the_transposed_first_layer_after_the_rankers_weights_of_the_row():
-    plain, guided = load_strategy("learned:european@heuristic"), load_strategy("learned:european")
+    plain, guided = load_strategy("learned:european"), load_strategy("learned:european@rank=4@tangent")
     assert guided.tangent and (guided.width, guided.choice_width) == (16, 4)
     network = np.array(plain.weights)
     inputs, hidden = int(network[N.M_INPUTS]), int(network[N.M_HIDDEN1])
@@ -218,9 +214,9 @@ def test_tangent_is_a_flag_and_the_transposed_first_layer_after_the_rankers_weig
     first_layer = network[N.HEADER : N.HEADER + inputs * hidden].reshape(inputs, hidden)
     assert np.array_equal(tail[1:].reshape(hidden, inputs), first_layer.T)
     european = Ruleset.preset("european")
-    any_plain, any_guided = load_strategy("learned:any@heuristic").row(european), load_strategy("learned:any").row(european)
+    any_plain, any_guided = load_strategy("learned:any").row(european), load_strategy("learned:any@tangent").row(european)
     assert any_guided[len(any_plain)] == N.TANGENT and np.array_equal(any_guided[: len(any_plain)], any_plain)
-    assert np.array_equal(load_strategy("learned:any").for_rules(european).weights, any_guided)
+    assert np.array_equal(load_strategy("learned:any@tangent").for_rules(european).weights, any_guided)
 
 
 @pytest.mark.parametrize("spec, fragment", [
@@ -231,13 +227,11 @@ def test_tangent_is_a_flag_and_the_transposed_first_layer_after_the_rankers_weig
     ("expert@rank=2@rank=3", "search option 'rank' given twice"),
     ("expert@beam=2@beam=3", "search option 'beam' given twice"),
     ("expert@beam=2@", "unknown search option"),
-    ("learned:european@deep", "use NAME@full, NAME@beam=K, NAME@rank=K, NAME@heuristic, NAME@tangent"),
-    ("learned:european@tangent@heuristic", "@tangent and @heuristic are two rankings of the beam; give one"),
-    ("expert@heuristic", "@tangent and @heuristic choose how a network's beam is ranked, and expert has no network"),
+    ("learned:european@deep", "use NAME@full, NAME@beam=K, NAME@rank=K, NAME@tangent"),
     ("learned:european@tangent@tangent", "search option 'tangent' given twice"),
     ("learned:european@full@tangent", "@full searches every play and takes no other search option"),
     ("learned:european@tangent=2", "unknown search option"),
-    ("expert@tangent", "@tangent and @heuristic choose how a network's beam is ranked, and expert has no network"),
+    ("expert@tangent", "@tangent ranks by a network's tangent, and expert has no network"),
 ])
 def test_bad_search_options_are_one_line_errors(spec, fragment):
     with pytest.raises(AcesimError, match=re.escape(fragment)):

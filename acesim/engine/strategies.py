@@ -25,7 +25,6 @@ import numpy as np
 from acesim.common.errors import AcesimError
 from acesim.common.inputs import MAX_SMALL_INPUT, read_text
 from acesim.engine.model_files import (
-    DEFAULT_RANK_WIDTH,
     DEFAULT_WIDTH,
     LearnedModel,
     base_model,
@@ -172,15 +171,14 @@ def load_strategy(spec: str, path: Path | None = None) -> Strategy:
         known = ", ".join([RANDOM_NAME, *data["strategies"]])
         raise AcesimError(f"unknown strategy {name!r}; known: {known}")
     weights, description = data["strategies"][name]
-    if {"tangent", "heuristic"} & set(search.split("@")):
-        raise AcesimError(f"{spec!r}: @tangent and @heuristic choose how a network's beam is ranked, and {name} "
-                          "has no network (it ranks by its own weights); use them with learned:MODEL")
-    width, choice_width, _ = _search_options(spec, search, data["beam_width"], data["choice_width"])
+    width, choice_width, tangent = _search_options(spec, search, data["beam_width"], data["choice_width"])
+    if tangent:
+        raise AcesimError(f"{spec!r}: @tangent ranks by a network's tangent, and {name} has no network; "
+                          "use it with learned:MODEL")
     return Strategy(spec, LINEAR, width, weights, choice_width=choice_width, description=description)
 
 
-SEARCH_OPTIONS = ("NAME@full, NAME@beam=K, NAME@rank=K, NAME@heuristic, NAME@tangent, "
-                  "or several joined (NAME@heuristic@beam=K@rank=K)")
+SEARCH_OPTIONS = "NAME@full, NAME@beam=K, NAME@rank=K, NAME@tangent, or several joined (NAME@tangent@beam=K@rank=K)"
 
 
 def _option_width(spec: str, option: str, what: str) -> int:
@@ -193,18 +191,13 @@ def _option_width(spec: str, option: str, what: str) -> int:
     raise AcesimError(f"{what} must be an integer in 1..{MAX_WIDTH}, got {spec!r}")
 
 
-def _search_options(spec: str, search: str, width: int, choice_width: int | None,
-                    learned: bool = False) -> tuple[int, int, bool]:
+def _search_options(spec: str, search: str, width: int, choice_width: int | None) -> tuple[int, int, bool]:
     """``(width, choice_width, tangent)`` of a strategy's search options (the part of ``spec`` after its first ``@``).
 
     ``full``: every play of every segment, the doubles after a 1-2 ranked by every play too;
     ``beam=K``: a doubles segment's beam; ``rank=K``: the beam of the six searches that rank the
-    doubles after a 1-2; ``tangent`` / ``heuristic``: the beams rank their partial plays by the
-    network's tangent / by the heuristic.  A learned player ranks by its tangent unless told
-    ``heuristic``; ranking by the tangent, it ranks the doubles after a 1-2 by beams of
-    ``DEFAULT_RANK_WIDTH`` unless told ``rank``.  With ``heuristic`` (and for the heuristics,
-    ``choice_width`` None) that ranking follows the beam's width: ``learned:NAME@heuristic`` is the
-    learned players' search before the tangent (docs/learned.md).
+    doubles after a 1-2; ``tangent``: the beams rank their partial plays by the network's tangent
+    rather than the heuristic.  ``choice_width`` None: the ranking follows the beam's width.
     """
     options = search.split("@") if search else []
     if "full" in options:
@@ -216,19 +209,14 @@ def _search_options(spec: str, search: str, width: int, choice_width: int | None
         key, equals, _ = option.partition("=")
         if key in given:
             raise AcesimError(f"search option {key!r} given twice in {spec!r}")
-        if option in ("tangent", "heuristic"):
+        if option == "tangent":
             given[key] = True
             continue
         if not equals or key not in ("beam", "rank"):
             raise AcesimError(f"unknown search option in {spec!r}; use {SEARCH_OPTIONS}")
         given[key] = _option_width(spec, option, "beam width" if key == "beam" else "ranking width")
-    if "tangent" in given and "heuristic" in given:
-        raise AcesimError(f"{spec!r}: @tangent and @heuristic are two rankings of the beam; give one")
-    tangent = "tangent" in given or (learned and "heuristic" not in given)
     width = given.get("beam", width)
-    if choice_width is None:
-        choice_width = DEFAULT_RANK_WIDTH if tangent else width
-    return width, given.get("rank", choice_width), tangent
+    return width, given.get("rank", width if choice_width is None else choice_width), "tangent" in given
 
 
 RANKER = "expert"  # the heuristic that ranks a doubles segment's plays for a network to judge
@@ -283,7 +271,7 @@ def _ranker_weights() -> np.ndarray:
 def _learned(spec: str, name: str, search: str) -> Strategy:
     if not name:
         raise AcesimError("strategy 'learned:' needs a model: learned:PATH.npz or learned:NAME of a shipped model")
-    width, choice_width, tangent = _search_options(spec, search, DEFAULT_WIDTH, None, learned=True)
+    width, choice_width, tangent = _search_options(spec, search, DEFAULT_WIDTH, None)
     model = load_model(model_path(name))
     return Strategy(
         spec, LEARNED, width, tuple(playing_row(model.array, tangent).tolist()), choice_width=choice_width,
