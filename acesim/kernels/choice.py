@@ -32,9 +32,9 @@ head-to-heads at the default width (``acesim/models/README.md``).  ``width =
 0`` scores every play.
 A row that asks for it (``net.guided_by_tangent``, the search option
 ``@tangent``) has its beam rank the partial plays by the network linearised
-at the segment's start (``_tangent_beam``): the network's own order, at the
-cost of encoding each node, where the heuristic's order often leaves the
-network's best play out of the beam (docs/learned.md).
+at the segment's start (``_tangent_beam``): the network's own order, for about
+the heuristic's cost, where the heuristic's order often leaves the network's
+best play out of the beam (docs/learned.md).
 When the bonus of the segment is forfeited under ``bonus_needs_full_use``
 whichever play is chosen, the plays are scored as ending the turn.
 
