@@ -84,7 +84,9 @@ def _late_help(key: str) -> str:
         return (f"Strategies: {', '.join(strategy_names())}; learned:NAME of a shipped model ({shipped}) or "
                 f"learned:PATH.npz; best: one shipped learned model that plays every rule set at hand, else expert; NAME@full searches "
                 f"every play, NAME@beam=K a beam of K positions, NAME@rank=K ranks the doubles after a 1-2 by "
-                f"beams of K (both: NAME@beam=K@rank=K).")
+                f"beams of K (both: NAME@beam=K@rank=K); a learned player's beam over more than four dice ranks "
+                f"by the network's tangent, NAME@tangent every beam, NAME@heuristic none (the search before "
+                f"2026-12-05).")
     from acesim.runs.report import report_sizes_from_numbers
 
     return f"{report_sizes_from_numbers(ANALYSIS_GAMES)[key]:,}"

@@ -681,7 +681,7 @@ def test_the_tangent_is_the_equitys_gradient_over_the_inputs(boards, hidden, rul
         return model[N.M_POINTS_SCALE] * (2 * y[1] - 1) if points else 2 * y[0] - 1
 
     ns = N.new_net_scratch()
-    row = playing_row(model, tangent=True)
+    row = playing_row(model, tangent=N.TANGENT)
     for board in boards[5::40]:
         for view in (0, 1):
             N.set_tangent(row, board, view, ns)

@@ -94,7 +94,7 @@ def test_the_tangent_shortlist_holds_the_networks_best_play_more_often_than_the_
     network's best value in about a quarter of them, the tangent's in about half (docs/learned.md)."""
     rules = Ruleset.preset("european")
     ra = rules.to_array()
-    plain = np.array(load_strategy("learned:any").row(rules))
+    plain = np.array(load_strategy("learned:any@heuristic").row(rules))
     guided = np.array(load_strategy("learned:any@tangent").row(rules))
     memory = worker_memory(MAX_WIDTH)
     held = {"heuristic": 0, "tangent": 0}

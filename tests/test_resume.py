@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from acesim.cli import app
+from acesim.common.errors import AcesimError
 from acesim.engine.rules import Ruleset
 from acesim.engine.strategies import load_strategy
 from acesim.runs import simulate as sim
@@ -126,6 +127,17 @@ def test_plan_round_trips_through_plan_json():
                          load_strategy("random"), 5000, 9, 700)
     again = sim.plan_from_description(json.loads(json.dumps(plan.describe())))
     assert again == plan and sim.same_plan(plan, again) is None
+
+
+def test_a_learned_plan_round_trips_and_one_searched_otherwise_is_refused():
+    plan = sim.make_plan([Ruleset.preset("european")], load_strategy("learned:any"),
+                         load_strategy("learned:any@heuristic@rank=4"), 100, 9, 50)
+    doc = json.loads(json.dumps(plan.describe()))
+    assert sim.same_plan(plan, sim.plan_from_description(doc)) is None
+    # a plan written before the tangent ranked the beams: the spec now searches otherwise
+    doc["strategies"]["a"].pop("tangent")
+    with pytest.raises(AcesimError, match="searches learned:any's plays otherwise than when the run began"):
+        sim.plan_from_description(doc)
 
 
 # --- a plan.json or a run folder edited by hand is checked as a fresh plan (issue 28) --------------

@@ -195,28 +195,51 @@ def test_search_options_set_the_beam_and_the_ranking_of_the_doubles_apart():
     both = load_strategy("expert@beam=8@rank=3")
     assert (both.width, both.choice_width) == (8, 3)
     assert load_strategy("expert@rank=3@beam=8").choice_width == 3
-    # a network's ranking follows its beam unless @rank names one
-    for spec, widths in [("learned:european", (16, 16)), ("learned:european@beam=32", (32, 32)),
-                         ("learned:european@rank=4", (16, 4)), ("learned:european@beam=32@rank=4", (32, 4)),
-                         ("learned:european@full", (0, 0))]:
+    # a network ranks the doubles after a 1-2 by beams of 4 unless @rank names a width; with @heuristic
+    # (the search before the tangent) the ranking follows its beam
+    for spec, widths, tangent in [
+        ("learned:european", (16, 4), N.TANGENT_LONG), ("learned:european@beam=32", (32, 4), N.TANGENT_LONG),
+        ("learned:european@rank=8", (16, 8), N.TANGENT_LONG), ("learned:european@tangent", (16, 4), N.TANGENT),
+        ("learned:european@heuristic", (16, 16), 0.0), ("learned:european@heuristic@beam=32", (32, 32), 0.0),
+        ("learned:european@heuristic@rank=4", (16, 4), 0.0), ("learned:european@full", (0, 0), 0.0),
+    ]:
         s = load_strategy(spec)
-        assert (s.width, s.choice_width) == widths, spec
-        assert not s.tangent
+        assert (s.width, s.choice_width, s.tangent) == (*widths, tangent), spec
 
 
-def test_tangent_is_a_flag_and_the_transposed_first_layer_after_the_rankers_weights_of_the_row():
-    plain, guided = load_strategy("learned:european"), load_strategy("learned:european@rank=4@tangent")
-    assert guided.tangent and (guided.width, guided.choice_width) == (16, 4)
+def test_tangent_is_a_least_segment_and_the_transposed_first_layer_after_the_rankers_weights_of_the_row():
+    plain = load_strategy("learned:european@heuristic")
     network = np.array(plain.weights)
     inputs, hidden = int(network[N.M_INPUTS]), int(network[N.M_HIDDEN1])
-    tail = np.array(guided.weights[len(plain.weights):])
-    assert guided.weights[: len(plain.weights)] == plain.weights and tail[0] == N.TANGENT
     first_layer = network[N.HEADER : N.HEADER + inputs * hidden].reshape(inputs, hidden)
-    assert np.array_equal(tail[1:].reshape(hidden, inputs), first_layer.T)
+    for spec, least in [("learned:european", N.TANGENT_LONG), ("learned:european@tangent", N.TANGENT)]:
+        tail = np.array(load_strategy(spec).weights[len(plain.weights):])
+        assert load_strategy(spec).weights[: len(plain.weights)] == plain.weights and tail[0] == least
+        assert np.array_equal(tail[1:].reshape(hidden, inputs), first_layer.T)
     european = Ruleset.preset("european")
-    any_plain, any_guided = load_strategy("learned:any").row(european), load_strategy("learned:any@tangent").row(european)
-    assert any_guided[len(any_plain)] == N.TANGENT and np.array_equal(any_guided[: len(any_plain)], any_plain)
-    assert np.array_equal(load_strategy("learned:any@tangent").for_rules(european).weights, any_guided)
+    any_plain = load_strategy("learned:any@heuristic").row(european)
+    for spec, least in [("learned:any", N.TANGENT_LONG), ("learned:any@tangent", N.TANGENT)]:
+        any_guided = load_strategy(spec).row(european)
+        assert any_guided[len(any_plain)] == least and np.array_equal(any_guided[: len(any_plain)], any_plain)
+        assert np.array_equal(load_strategy(spec).for_rules(european).weights, any_guided)
+
+
+@pytest.mark.parametrize("rules, same_as", [
+    ("european", "learned:any@tangent"),  # every double is eight dice, a double and its complement
+    ("american", "learned:any@heuristic@rank=4"),  # four dice a double
+    ("backgammon", "learned:backgammon@heuristic"),  # four dice, and no 1-2 to rank doubles after
+])
+def test_a_learned_player_ranks_by_the_tangent_only_beams_of_more_than_four_dice(rules, same_as):
+    from acesim.engine.games import play_records
+
+    ruleset = Ruleset.preset(rules)
+    default = same_as.split("@")[0]
+    records = play_records(ruleset, load_strategy(default), load_strategy("expert"), 31, 0, 12)
+    assert np.array_equal(records, play_records(ruleset, load_strategy(same_as), load_strategy("expert"), 31, 0, 12))
+    if rules != "backgammon":  # the default is not the other ranking
+        other = "learned:any@heuristic" if rules == "european" else "learned:any@tangent"
+        assert not np.array_equal(records, play_records(ruleset, load_strategy(other), load_strategy("expert"), 31, 0,
+                                                        12))
 
 
 @pytest.mark.parametrize("spec, fragment", [
@@ -231,7 +254,10 @@ def test_tangent_is_a_flag_and_the_transposed_first_layer_after_the_rankers_weig
     ("learned:european@tangent@tangent", "search option 'tangent' given twice"),
     ("learned:european@full@tangent", "@full searches every play and takes no other search option"),
     ("learned:european@tangent=2", "unknown search option"),
-    ("expert@tangent", "@tangent ranks by a network's tangent, and expert has no network"),
+    ("expert@tangent", "@tangent and @heuristic choose how a network's beam is ranked, and expert has no network"),
+    ("expert@heuristic", "@tangent and @heuristic choose how a network's beam is ranked, and expert has no network"),
+    ("learned:european@tangent@heuristic", "@tangent and @heuristic are two rankings of the beam; give one"),
+    ("learned:european@heuristic@heuristic", "search option 'heuristic' given twice"),
 ])
 def test_bad_search_options_are_one_line_errors(spec, fragment):
     with pytest.raises(AcesimError, match=re.escape(fragment)):

@@ -55,6 +55,7 @@ from acesim.kernels import net as N
 MODEL_FORMAT = 1  # a model of one rule set
 RULE_READING_FORMAT = 2  # a model that reads the rules (acesim.engine.rule_inputs)
 DEFAULT_WIDTH = PLAY_WIDTH  # candidates of a doubles segment the network judges in play
+DEFAULT_RANK_WIDTH = 4  # the beams that rank the six doubles after a 1-2 in a learned player's default search
 
 
 @dataclass(frozen=True)

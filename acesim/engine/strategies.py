@@ -25,6 +25,7 @@ import numpy as np
 from acesim.common.errors import AcesimError
 from acesim.common.inputs import MAX_SMALL_INPUT, read_text
 from acesim.engine.model_files import (
+    DEFAULT_RANK_WIDTH,
     DEFAULT_WIDTH,
     LearnedModel,
     base_model,
@@ -36,7 +37,7 @@ from acesim.engine.model_files import (
 from acesim.engine.rules import Ruleset
 from acesim.kernels.choice import LEARNED, LINEAR, MAX_WIDTH, RANDOM, Seats
 from acesim.kernels.evaluate import FEATURES, N_FEATURES
-from acesim.kernels.net import HEADER, M_HIDDEN1, M_INPUTS, TANGENT
+from acesim.kernels.net import HEADER, M_HIDDEN1, M_INPUTS, TANGENT, TANGENT_LONG
 
 RANDOM_NAME = "random"
 # Scores add weight x feature over features of at most a few hundred; beyond
@@ -55,7 +56,9 @@ class Strategy:
     width: int  # beam width of doubles segments; 0 = exhaustive search
     weights: tuple[float, ...]
     choice_width: int = 1  # width of the searches that rank the doubles after a 1-2
-    tangent: bool = False  # a network's doubles beam ranks by the network's tangent (``net.set_tangent``)
+    # the fewest dice of a doubles segment whose beam ranks by the network's tangent (``net.tangent_ranks``);
+    # 0: every beam ranks by the heuristic
+    tangent: float = 0.0
     description: str = ""
     # a learned strategy's model: the rules it was trained under, and its file's digest
     model_rules: str = ""
@@ -171,14 +174,15 @@ def load_strategy(spec: str, path: Path | None = None) -> Strategy:
         known = ", ".join([RANDOM_NAME, *data["strategies"]])
         raise AcesimError(f"unknown strategy {name!r}; known: {known}")
     weights, description = data["strategies"][name]
-    width, choice_width, tangent = _search_options(spec, search, data["beam_width"], data["choice_width"])
-    if tangent:
-        raise AcesimError(f"{spec!r}: @tangent ranks by a network's tangent, and {name} has no network; "
-                          "use it with learned:MODEL")
+    if {"tangent", "heuristic"} & set(search.split("@")):
+        raise AcesimError(f"{spec!r}: @tangent and @heuristic choose how a network's beam is ranked, and {name} "
+                          "has no network (it ranks by its own weights); use them with learned:MODEL")
+    width, choice_width, _ = _search_options(spec, search, data["beam_width"], data["choice_width"])
     return Strategy(spec, LINEAR, width, weights, choice_width=choice_width, description=description)
 
 
-SEARCH_OPTIONS = "NAME@full, NAME@beam=K, NAME@rank=K, NAME@tangent, or several joined (NAME@tangent@beam=K@rank=K)"
+SEARCH_OPTIONS = ("NAME@full, NAME@beam=K, NAME@rank=K, NAME@tangent, NAME@heuristic, "
+                  "or several joined (NAME@tangent@beam=K@rank=K)")
 
 
 def _option_width(spec: str, option: str, what: str) -> int:
@@ -191,32 +195,44 @@ def _option_width(spec: str, option: str, what: str) -> int:
     raise AcesimError(f"{what} must be an integer in 1..{MAX_WIDTH}, got {spec!r}")
 
 
-def _search_options(spec: str, search: str, width: int, choice_width: int | None) -> tuple[int, int, bool]:
-    """``(width, choice_width, tangent)`` of a strategy's search options (the part of ``spec`` after its first ``@``).
+def _search_options(spec: str, search: str, width: int, choice_width: int | None,
+                    learned: bool = False) -> tuple[int, int, float]:
+    """``(width, choice_width, tangent)`` of a strategy's search options (the part of ``spec`` after its
+    first ``@``); ``tangent`` as ``Strategy.tangent``.
 
     ``full``: every play of every segment, the doubles after a 1-2 ranked by every play too;
     ``beam=K``: a doubles segment's beam; ``rank=K``: the beam of the six searches that rank the
-    doubles after a 1-2; ``tangent``: the beams rank their partial plays by the network's tangent
-    rather than the heuristic.  ``choice_width`` None: the ranking follows the beam's width.
+    doubles after a 1-2.  A ``learned`` player's beams over more than four dice (a double and its
+    complement) rank their partial plays by the network's tangent, and it ranks the doubles after a
+    1-2 by beams of ``DEFAULT_RANK_WIDTH``; ``tangent``: every doubles beam ranks by the tangent;
+    ``heuristic``: every beam ranks by the heuristic and the ranking of the doubles follows the beam's
+    width, the learned players' search before the tangent (docs/learned.md).  For the others
+    (``choice_width`` None) the ranking follows the beam's width.
     """
     options = search.split("@") if search else []
     if "full" in options:
         if len(options) > 1:
             raise AcesimError(f"{spec!r}: @full searches every play and takes no other search option")
-        return 0, 0, False
+        return 0, 0, 0.0
     given = {}
     for option in options:
         key, equals, _ = option.partition("=")
         if key in given:
             raise AcesimError(f"search option {key!r} given twice in {spec!r}")
-        if option == "tangent":
+        if option in ("tangent", "heuristic"):
             given[key] = True
             continue
         if not equals or key not in ("beam", "rank"):
             raise AcesimError(f"unknown search option in {spec!r}; use {SEARCH_OPTIONS}")
         given[key] = _option_width(spec, option, "beam width" if key == "beam" else "ranking width")
+    if "tangent" in given and "heuristic" in given:
+        raise AcesimError(f"{spec!r}: @tangent and @heuristic are two rankings of the beam; give one")
     width = given.get("beam", width)
-    return width, given.get("rank", width if choice_width is None else choice_width), "tangent" in given
+    heuristic = not learned or "heuristic" in given
+    tangent = TANGENT if "tangent" in given else 0.0 if heuristic else TANGENT_LONG
+    if choice_width is None:
+        choice_width = width if heuristic else DEFAULT_RANK_WIDTH
+    return width, given.get("rank", choice_width), tangent
 
 
 RANKER = "expert"  # the heuristic that ranks a doubles segment's plays for a network to judge
@@ -248,16 +264,17 @@ def resolve_spec(spec: str, *rulesets) -> str:
     return best_spec(*rulesets) if spec.strip() == BEST else spec
 
 
-def playing_row(network: np.ndarray, tangent: bool = False) -> np.ndarray:
+def playing_row(network: np.ndarray, tangent: float = 0.0) -> np.ndarray:
     """A network's row as the kernels play it: the network, then the ranker's weights (``net.ranker_of``),
-    then, with ``tangent``, the part that has its doubles beams rank by the network's tangent
-    (``net.guided_by_tangent``): a flag and the first layer's weights transposed (``net.tangent_start``)."""
+    then, unless ``tangent`` is 0, the part that has its doubles beams of at least ``tangent`` dice rank
+    by the network's tangent (``net.tangent_ranks``): that count and the first layer's weights
+    transposed (``net.tangent_start``)."""
     network = np.asarray(network, dtype=np.float64)
     tail = [_ranker_weights()]
     if tangent:
         inputs, hidden = int(network[M_INPUTS]), int(network[M_HIDDEN1])
         first_layer = network[HEADER : HEADER + inputs * hidden].reshape(inputs, hidden)
-        tail += [np.array([TANGENT]), first_layer.T.ravel()]
+        tail += [np.array([float(tangent)]), first_layer.T.ravel()]
     return np.concatenate([network, *tail])
 
 
@@ -271,7 +288,7 @@ def _ranker_weights() -> np.ndarray:
 def _learned(spec: str, name: str, search: str) -> Strategy:
     if not name:
         raise AcesimError("strategy 'learned:' needs a model: learned:PATH.npz or learned:NAME of a shipped model")
-    width, choice_width, tangent = _search_options(spec, search, DEFAULT_WIDTH, None)
+    width, choice_width, tangent = _search_options(spec, search, DEFAULT_WIDTH, None, learned=True)
     model = load_model(model_path(name))
     return Strategy(
         spec, LEARNED, width, tuple(playing_row(model.array, tangent).tolist()), choice_width=choice_width,

@@ -30,7 +30,8 @@ never learned, and played weaker than scoring every play; the network
 judging the heuristic's best plays is not weaker than scoring every play in
 head-to-heads at the default width (``acesim/models/README.md``).  ``width =
 0`` scores every play.
-A row that asks for it (``net.guided_by_tangent``, the search option
+A row that asks for it (``net.tangent_ranks``: a learned player's segments of
+more than four dice, or every doubles segment with the search option
 ``@tangent``) has its beam rank the partial plays by the network linearised
 at the segment's start (``_tangent_beam``): the network's own order, for about
 the heuristic's cost, where the heuristic's order often leaves the network's
@@ -79,7 +80,6 @@ from acesim.kernels.layout import (
 from acesim.kernels.net import (
     ROOT_STEPS,
     WIN_EQUITY,
-    guided_by_tangent,
     hold_tangent,
     new_net_scratch,
     play_equity,
@@ -90,6 +90,7 @@ from acesim.kernels.net import (
     tangent_by_steps,
     tangent_features,
     tangent_held,
+    tangent_ranks,
     tangent_steps,
     tangent_value,
 )
@@ -570,8 +571,8 @@ def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
 @njit(cache=True)
 def _net_judged(board, rules, segment, n, width, again, ws, out, model, sc, result):
     """A doubles segment: the network judges the ``width`` best plays of the heuristic ranker, or of
-    its own tangent when the row asks for it (``net.guided_by_tangent``)."""
-    if guided_by_tangent(model):
+    its own tangent when the row asks for it (``net.tangent_ranks``)."""
+    if tangent_ranks(model, n):
         view = np.int64(0) if again else np.int64(1)
         if not tangent_held(sc.net):
             set_tangent(model, board, view, sc.net)
@@ -744,10 +745,11 @@ def play_segment(board, rules, die_a, die_b, bonus, kind, width, weights, choice
 
 
 @njit(cache=True, inline="always")
-def _hold_tangent(board, kind, width, again, weights, sc):
-    """Before the six doubles of a 1-2 are searched from ``board``: a learned row that ranks its beams by
-    the tangent sets it once for the six (``net.hold_tangent``; ``net.release_tangent`` after them)."""
-    if kind == LEARNED and width > 0 and guided_by_tangent(weights):
+def _hold_tangent(board, rules, kind, width, again, weights, sc):
+    """Before the six doubles of a 1-2 are searched from ``board``: a learned row whose beams rank by the
+    tangent at those doubles' length sets it once for the six (``net.hold_tangent``;
+    ``net.release_tangent`` after them)."""
+    if kind == LEARNED and width > 0 and tangent_ranks(weights, segment_of(rules, 1, 1, True, sc.segment)):
         hold_tangent(weights, board, np.int64(0) if again else np.int64(1), sc.net)
 
 
@@ -765,7 +767,7 @@ def choose_double(board, rules, kind, choice_width, weights, choices, ws, out, s
     again = rolls_again(rules, 1, 1, True)
     best_d = 1
     best_score = -np.inf
-    _hold_tangent(board, kind, choice_width, again, weights, sc)
+    _hold_tangent(board, rules, kind, choice_width, again, weights, sc)
     for d in range(1, 7):
         n = segment_of(rules, d, d, True, sc.segment)
         ws, _, s = scored_play(board, rules, sc.segment, n, kind, choice_width, again, weights, ws, out, sc, sc.play)
@@ -800,7 +802,7 @@ def choose_and_play_double(board, rules, kind, width, choice_width, weights, cho
     node_sums, child, moves, moves_after, pairs, beam, beam_scores, beam_sums, parent, parent_sum = (
         search_arrays(sc)
     )
-    _hold_tangent(board, kind, width, again, weights, sc)
+    _hold_tangent(board, rules, kind, width, again, weights, sc)
     for d in range(1, 7):
         n = segment_of(rules, d, d, True, segment)
         if kind == LINEAR:

@@ -171,7 +171,12 @@ def new_net_scratch():
         np.zeros(ROOT_SIZE, dtype=np.float64),
     )
 
-TANGENT = 1.0  # the flag of ``guided_by_tangent``
+# The first cell of a playing row's tangent part: the fewest dice of a doubles segment whose beam the
+# tangent ranks (``tangent_ranks``).  Every doubles segment, or only those longer than a plain double's
+# four dice (a double with its complement), where the heuristic's order misses the network's best play
+# most (docs/learned.md).
+TANGENT = 1.0
+TANGENT_LONG = 5.0
 WIN_EQUITY = 1e12  # a play that bears off the 15th checker beats every other
 
 
@@ -932,18 +937,24 @@ def tangent_held(ns):
 
 @njit(cache=True, inline="always")
 def tangent_start(model):
-    """Where a playing row's tangent part starts: the flag ``TANGENT``, then the first layer's weights
+    """Where a playing row's tangent part starts: its least segment (``TANGENT``, ``TANGENT_LONG``), then the first layer's weights
     transposed (``[hidden1 x inputs]``), which ``set_tangent`` multiplies in loops that vectorize."""
     return network_size(model) + N_FEATURES
 
 
 @njit(cache=True, inline="always")
 def guided_by_tangent(model):
-    """A playing row that asks its doubles beam to rank by ``tangent_value``: the tangent part after the
-    ranker's weights (``ranker_of``, ``tangent_start``); a row without it (or padded with 0) ranks by the
-    heuristic."""
+    """A playing row that carries the tangent part after the ranker's weights (``ranker_of``,
+    ``tangent_start``); a row without it (or padded with 0) ranks every beam by the heuristic."""
     start = tangent_start(model)
-    return model.shape[0] > start and model[start] == TANGENT
+    return model.shape[0] > start and model[start] > 0.0
+
+
+@njit(cache=True, inline="always")
+def tangent_ranks(model, n):
+    """Whether the beam of a doubles segment of ``n`` dice ranks by ``tangent_value`` (``TANGENT``,
+    ``TANGENT_LONG``) rather than the heuristic."""
+    return guided_by_tangent(model) and n >= model[tangent_start(model)]
 
 
 @njit(cache=True)

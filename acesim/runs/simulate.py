@@ -97,7 +97,7 @@ def _strategy_doc(s: Strategy) -> dict:
     doc = {"spec": s.spec, "kind": s.kind, "width": s.width, "choice_width": s.choice_width,
            "description": s.description}
     if s.kind == LEARNED:
-        return {**doc, "model_sha256": s.model_sha256}
+        return {**doc, "model_sha256": s.model_sha256, "tangent": s.tangent}
     return {**doc, "weights": list(s.weights)}
 
 
@@ -106,6 +106,11 @@ def _strategy_from_doc(d: dict, where: str) -> Strategy:
         s = load_strategy(str(d["spec"]))
         if s.model_sha256 != d["model_sha256"]:
             raise AcesimError(f"{where}: the model of {d['spec']} has changed since the run began: start a new run")
+        # a plan written before the tangent ranked the beams has none: those runs searched the heuristic's way
+        if (s.width, s.choice_width, s.tangent) != (int(d["width"]), int(d["choice_width"]),
+                                                    float(d.get("tangent", 0.0))):
+            raise AcesimError(f"{where}: this acesim searches {d['spec']}'s plays otherwise than when the run "
+                              "began: start a new run")
         return s
     weights = tuple(float(w) for w in d["weights"])
     if len(weights) != N_FEATURES or not all(math.isfinite(w) for w in weights):
