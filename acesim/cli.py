@@ -1022,7 +1022,7 @@ AnalysisStrategy = Annotated[str, typer.Option("--strategy", help=f"The strategy
 ReportFolder = Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for the report, figures and tables.")]
 ReplaceReport = Annotated[bool, typer.Option("--force", help="Replace an existing report folder.")]
 EquityModel = Annotated[str, typer.Option(
-    "--equity", help="Equity model V: auto (the better calibrated of the logistic model and the shipped network), "
+    "--equity", help="Equity model V: auto (the one of the lower Brier score of the logistic model and the shipped network), "
                      "logistic, or learned:PATH.")]
 CompareGames = _analysis_games(("compare",))
 BonusGames = _analysis_games(("bonus",))

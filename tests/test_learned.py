@@ -644,8 +644,8 @@ def test_luck_with_the_learned_equity_model(tiny_model):
     forced = equity_models(BACKGAMMON, "expert", 40, seed=2, equity="logistic")
     assert forced.chosen == "logistic"
     auto = equity_models(BACKGAMMON, "expert", 40, seed=2)  # the shipped backgammon model against the fit
-    reliability = {name: c.reliability for name, c in auto.calibrations.items()}
-    assert set(reliability) == {"logistic", "learned"} and auto.chosen == min(reliability, key=reliability.get)
+    brier = {name: c.brier for name, c in auto.calibrations.items()}
+    assert set(brier) == {"logistic", "learned"} and auto.chosen == min(brier, key=brier.get)
     assert auto.learned is not None and auto.learned.path.endswith("backgammon.npz")
     for c in auto.calibrations.values():
         bins = c.bins

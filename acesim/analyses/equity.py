@@ -130,11 +130,11 @@ def equity_models(
 
     ``equity`` is ``logistic``, ``learned:PATH`` (a model file or a shipped
     model's name), or ``auto``: the shipped model that plays these rules
-    (``model_files.shipped_for``) when one does, and then whichever of the two is better calibrated on the
-    held-out games: the lower reliability term of the Brier score (the
-    weighted squared gap between predicted and observed win rate over the ten
-    bins).  The Brier score itself also rewards sharpness, which is not
-    what calibration asks.  With ``among`` (every rule set of a comparison),
+    (``model_files.shipped_for``) when one does, and then whichever of the two has the lower Brier score
+    on the held-out games.  Luck needs a V that is both calibrated and sharp: the Brier score, a proper
+    score, weighs both, while its reliability term alone (by which this chose until 2026-12-05) is a
+    coin flip between two well-calibrated models, and a blunt V leaves much of the result to
+    neither luck nor skill.  With ``among`` (every rule set of a comparison),
     ``auto`` offers the one shipped model that plays all of them, so that
     one comparison never measures its rule sets with different instruments.
     """
@@ -159,7 +159,7 @@ def equity_models(
     elif equity.startswith("learned:"):
         chosen = "learned"
     else:
-        chosen = "learned" if calibrations["learned"].reliability < calibrations["logistic"].reliability else "logistic"
+        chosen = "learned" if calibrations["learned"].brier < calibrations["logistic"].brier else "logistic"
     return EquityChoice(model, calibrations, chosen, learned)
 
 

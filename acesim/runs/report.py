@@ -624,7 +624,7 @@ def _method_lines(plan: ReportPlan) -> list[str]:
         "* `V(s)`: the win probability of the side on roll (under every scoring rule), from one of two "
         "equity models: a logistic model on the features of both sides and both pip counts, fitted here, "
         "or the learned network shipped for the rule set (TD(λ) self-play, `acesim train`); both are "
-        f"calibrated on the same held-out games and the report uses {'the better calibrated (the lower reliability term of the Brier score, shown in the calibration chart)' if plan.equity == 'auto' else '`' + plan.equity + '`'}. `W(s, r)`: the value "
+        f"scored on the same held-out games and the report uses {'the one of the lower Brier score (both shown in the calibration chart)' if plan.equity == 'auto' else '`' + plan.equity + '`'}. `W(s, r)`: the value "
         "after the strategy plays roll r in s, its bonus included (1-2: the chosen double; roll-die: "
         "the six dice averaged), then V if the mover rolls again, else 1 − V of the opponent's view.",
         "* Relative skill `RS = (W(strongest vs random) − 0.5) / (W_bound − 0.5)`, the strongest player being "
