@@ -224,6 +224,19 @@ def test_tangent_is_a_least_segment_and_the_transposed_first_layer_after_the_ran
         assert np.array_equal(load_strategy(spec).for_rules(european).weights, any_guided)
 
 
+def test_which_doubles_beams_the_tangent_ranks():
+    """Under ``doubles = complement-after-1-2`` a plain double is four dice and the double after a 1-2
+    eight: the default ranks only the latter's beam by the tangent."""
+    rows = {spec: np.array(load_strategy(spec).weights) for spec in
+            ("learned:european", "learned:european@tangent", "learned:european@heuristic")}
+    assert [N.tangent_ranks(rows["learned:european"], n) for n in (4, 8)] == [False, True]
+    assert [N.tangent_ranks(rows["learned:european@tangent"], n) for n in (4, 8)] == [True, True]
+    assert [N.tangent_ranks(rows["learned:european@heuristic"], n) for n in (4, 8)] == [False, False]
+    mixed = Ruleset.preset("european").with_overrides({"doubles": "complement-after-1-2"}).to_array()
+    segment = np.zeros(16, dtype=np.int64)
+    assert segment_of(mixed, 3, 3, False, segment) == 4 and segment_of(mixed, 3, 3, True, segment) == 8
+
+
 @pytest.mark.parametrize("rules, same_as", [
     ("european", "learned:any@tangent"),  # every double is eight dice, a double and its complement
     ("american", "learned:any@heuristic@rank=4"),  # four dice a double
