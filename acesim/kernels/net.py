@@ -937,8 +937,9 @@ def tangent_held(ns):
 
 @njit(cache=True, inline="always")
 def tangent_start(model):
-    """Where a playing row's tangent part starts: its least segment (``TANGENT``, ``TANGENT_LONG``), then the first layer's weights
-    transposed (``[hidden1 x inputs]``), which ``set_tangent`` multiplies in loops that vectorize."""
+    """Where a playing row's tangent part starts: its least segment (``TANGENT``, ``TANGENT_LONG``), then
+    the first layer's weights transposed (``[hidden1 x inputs]``), which ``set_tangent`` multiplies in
+    loops that vectorize."""
     return network_size(model) + N_FEATURES
 
 
