@@ -56,8 +56,10 @@ from acesim.kernels.evaluate import (
     N_FEATURES,
     S_MY_PIPS,
     SUMMARY_SIZE,
+    opponent_summary,
     prime,
     shots,
+    store_summary,
     summarize,
     summary_features,
     trap,
@@ -364,7 +366,11 @@ def ranker_of(model):
 # is 2^k e^r with k the nearest integer to x / ln 2 and |r| <= ln(2) / 2 (ln 2 in two parts, so
 # that r is exact), e^r by its Taylor polynomial to degree 12 (the next term is below 2e-16
 # relative), and 2^k built as the bits of a double.  It agrees with the library's result to a few
-# units in the last place (tests/test_learned.py holds it there).
+# units in the last place (tests/test_learned.py holds it there).  The kernels that inline it
+# (``forward``, ``play_outputs``) divide under NumPy's error model: Python's, Numba's default,
+# checks each divisor for zero, and that branch kept the quotient loop from vectorizing.  The
+# divisor is at least 1, so the quotients are the same.
+LAYER_ERRORS = "numpy"
 _INV_LN2 = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01
 _LN2_LO = 1.90821492927058770002e-10
@@ -493,7 +499,7 @@ def _above_first(model, ns):
     _sigmoids(y, K, ns)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model=LAYER_ERRORS)
 def forward(model, n, ns):
     """Every unit's activation for the ``n`` active inputs of ``ns``: hidden layers into ``ns.h1``/``ns.h2``, outputs into ``ns.y``."""
     H1 = int(model[M_HIDDEN1])
@@ -591,9 +597,13 @@ def equity_of(model, board, view, rules, ns):
 def _summarize_side(board, view, s, ns):
     """The summary and features of side ``s`` (0: the side on roll ``view``) into ``ns.summary`` and ``ns.feat``.
 
-    ``ns.board`` must hold ``board`` flipped.
+    The other side's summary is read from ``board`` as it stands (``opponent_summary``), not from
+    the flipped board: the same numbers without writing the flip.
     """
-    summarize(board if (s == 0) == (view == 0) else ns.board, ns.summary)
+    if (s == 0) == (view == 0):
+        summarize(board, ns.summary)
+    else:
+        store_summary(opponent_summary(board), ns.summary)
     summary_features(ns.summary, ns.feat)
 
 
@@ -611,7 +621,6 @@ def set_root(model, board, view, ns):
     for j in range(H1):
         h[j] = model[b1 + j]
     _add_rows(model, H1, ns.idx, ns.val, n, h)
-    flip(board, ns.board)
     for s in range(2):
         _summarize_side(board, view, s, ns)
         for f in range(N_FEATURES):
@@ -637,7 +646,7 @@ def _point_changes(before, after, u, idx, val, n):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model=LAYER_ERRORS)
 def play_outputs(model, board, view, ns):
     """``outputs`` of ``board`` from the root ``set_root`` set for the same ``model`` and ``view``."""
     if model[M_ENCODING] >= 2:
@@ -692,7 +701,6 @@ def play_outputs(model, board, view, ns):
             idx[n] = base + U_PIPS
             val[n] = b / 100.0 - a / 100.0
             n += 1
-    flip(board, ns.board)
     for s in range(2):
         _summarize_side(board, view, s, ns)
         base = s * SIDE_INPUTS + U_FEATURES
