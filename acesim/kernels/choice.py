@@ -492,7 +492,7 @@ def _tangent_beam(board, rules, segment, n, width, model, view, ns, boards, scor
                 continue  # the game ended here; a deeper play, if any, is the legal one
             _take_row(boards, sums, cur, b, parent, parent_sum)
             here = summary_of(parent_sum)
-            there = opponent_summary(parent)
+            there = opponent_summary(parent) if by_steps else here  # another encoding reads neither
             moved = scores[cur, b] - tangent_features(steps, here, there) if by_steps else 0.0
             m = legal_moves(parent, die, rule_bits, open_bits, blot_bits, here[S_MINE], moves)
             for i in range(m):
