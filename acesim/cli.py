@@ -704,7 +704,7 @@ READING_EVAL_EVERY = 100_000  # a rule-reading run's evaluations play six rule s
 # The settings a rule-reading run keeps from its checkpoint: --resume refuses them on the command line.
 _RUN_SETTINGS = ("rules", "rule", "seed", "hidden", "lam", "alpha", "width", "objective", "eval_every",
                  "eval_games", "random_share", "eval_mixes", "checkpoint_every", "alpha_halving", "start",
-                 "encoding")
+                 "encoding", "activation")
 
 
 @app.command("train")
@@ -757,6 +757,10 @@ def train(
         "--encoding", help="The inputs a new network reads: 1, the board and the heuristic's features; 2, "
                            "those and the contact between the armies (docs/learned.md). A --start network "
                            "reads by its own.")] = 1,
+    activation: Annotated[Optional[str], typer.Option(
+        "--activation", help="The hidden units of the network: logistic, or hard-sigmoid (the logistic's "
+                             "tangent at 0 held to [0, 1], faster to play).  [default: a --start network's "
+                             "own (given, it converts them), else logistic]")] = None,
     resume: Annotated[Optional[Path], typer.Option(
         "--resume", help="Continue the rule-reading run of this checkpoint with its own settings (--games "
                          "may raise its target); the result equals the uninterrupted run's.")] = None,
@@ -770,7 +774,7 @@ def train(
         if resume is not None or random_share is not None or rules == "all" or "," in rules:
             _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
                            eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume,
-                           workers, progress, alpha_halving, start, encoding)
+                           workers, progress, alpha_halving, start, encoding, activation)
             return
         for name, given in (("--checkpoint", checkpoint is not None), ("--alpha-halving", alpha_halving)):
             if given:
@@ -794,10 +798,12 @@ def train(
             sizes = begin.hidden
         if begin is not None:
             encoding = _start_encoding(ctx, start, begin.array, encoding)
-        # checks sizes, objective and encoding before any game
-        fresh = L.new_model(ruleset, sizes, seed, objective, encoding)
+        if activation is None:
+            activation = L.DEFAULT_ACTIVATION if begin is None else L.activation_of(begin.array)
+        # checks sizes, objective, encoding and activation before any game
+        fresh = L.new_model(ruleset, sizes, seed, objective, encoding, activation)
         if begin is not None:
-            L.refuse_other_network(str(start), begin.array, fresh, objective)
+            L.refuse_other_network(str(start), L.with_activation(begin.array, activation), fresh, objective)
         aio.check_target(out)  # fail now, not after the training, if it cannot be written
         command = _command_line(ctx)
         with _progress_bar(games, "training", progress) as advance:
@@ -818,9 +824,10 @@ def train(
             array, result = L.train(ruleset, games, seed, sizes, lam, alpha, width,
                                     eval_every=eval_every or games, eval_games=eval_games,
                                     objective=objective, progress=report, workers=n_workers,
-                                    start=None if begin is None else begin.array, encoding=encoding)
+                                    start=None if begin is None else begin.array, encoding=encoding,
+                                    activation=activation)
         meta = L.training_metadata(command, result, n_workers, seed, lam, alpha, sizes, width, objective,
-                                   str(start or ""), begin.sha256 if begin is not None else "")
+                                   str(start or ""), begin.sha256 if begin is not None else "", activation)
         L.save_model(out, array, ruleset, meta)
     final = result.evaluations[-1]
     low, high = final["win_rate_ci95"]
@@ -864,7 +871,7 @@ def _start_encoding(ctx: typer.Context, start: Path, array, encoding: int) -> in
 
 def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
                    eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume, workers,
-                   progress, alpha_halving, start, encoding) -> None:
+                   progress, alpha_halving, start, encoding, activation) -> None:
     """``acesim train`` of one network that reads the rules: a new run, or ``--resume`` of one."""
     from acesim.engine.rules import PRESETS
     from acesim.runs import training as L
@@ -899,11 +906,13 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
             sizes = begin.hidden
         if begin is not None:
             encoding = _start_encoding(ctx, start, begin.array, encoding)
+        if activation is None:
+            activation = L.DEFAULT_ACTIVATION if begin is None else L.activation_of(begin.array)
         settings = L.ReadingSettings(
             anchors, 0.5 if random_share is None else random_share, games, seed, sizes, lam,
             alpha, width, eval_every or games, eval_games, eval_mixes,
             checkpoint_every if checkpoint is not None else 0, alpha_halving, str(start) if start else "",
-            encoding=encoding)
+            encoding=encoding, activation=activation)
         command = _command_line(ctx)
         run = L.start_reading(settings, command)
     for path in (out, checkpoint):

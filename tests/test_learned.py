@@ -58,6 +58,8 @@ def reference_forward(model: np.ndarray, x: np.ndarray) -> np.ndarray:
     n_in, h1, h2, k = (int(model[i]) for i in (N.M_INPUTS, N.M_HIDDEN1, N.M_HIDDEN2, N.M_OUTPUTS))
     theta = model[N.HEADER :]
     sig = lambda z: 1 / (1 + np.exp(-z))  # noqa: E731
+    hard = lambda z: np.clip(z / 4 + 0.5, 0, 1)  # noqa: E731
+    unit = hard if model[N.M_TAG] == N.HARD_NET_TAG else sig
     at = 0
 
     def take(shape):
@@ -68,10 +70,10 @@ def reference_forward(model: np.ndarray, x: np.ndarray) -> np.ndarray:
         return out
 
     w1, b1 = take((n_in, h1)), take((h1,))
-    h = sig(x @ w1 + b1)
+    h = unit(x @ w1 + b1)
     if h2:
         w2, b2 = take((h1, h2)), take((h2,))
-        h = sig(h @ w2 + b2)
+        h = unit(h @ w2 + b2)
     wo, bo = take((h.shape[0], k)), take((k,))
     assert at == len(theta)
     return sig(h @ wo + bo)
@@ -90,11 +92,14 @@ def boards():
     return np.concatenate([game_boards(EUROPEAN, 3, 1), game_boards(BACKGAMMON, 3, 2)])
 
 
-@pytest.mark.parametrize("hidden,rules", [((12, 0), EUROPEAN), ((10, 6), AMERICAN)])
-def test_forward_pass_equals_numpy_reference(boards, hidden, rules):
-    model = L.new_model(rules, hidden, seed=7)
+@pytest.mark.parametrize("hidden,rules,activation", [((12, 0), EUROPEAN, "logistic"), ((10, 6), AMERICAN, "logistic"),
+                                                      ((12, 0), EUROPEAN, "hard-sigmoid"),
+                                                      ((10, 6), AMERICAN, "hard-sigmoid")])
+def test_forward_pass_equals_numpy_reference(boards, hidden, rules, activation):
+    model = L.new_model(rules, hidden, seed=7, activation=activation)
     model[N.HEADER :] = np.random.default_rng(3).normal(0, 0.5, len(model) - N.HEADER)
     ns = N.new_net_scratch()
+    seen = set()
     for board in boards[::3]:
         for view in (0, 1):
             n = N.encode(board, view, ns)
@@ -104,6 +109,9 @@ def test_forward_pass_equals_numpy_reference(boards, hidden, rules):
             N.forward(model, n, ns)
             k = int(model[N.M_OUTPUTS])
             assert np.allclose(ns.y[:k], reference_forward(model, dense), rtol=1e-12, atol=1e-12)
+            seen.update(np.unique(np.sign(ns.h1[:hidden[0]] * (1 - ns.h1[:hidden[0]]))).tolist())
+    # hard sigmoids met both their flat parts (0 or 1) and their slope; logistic units only their slope
+    assert seen == ({0.0, 1.0} if activation == "hard-sigmoid" else {1.0})
 
 
 def reference_escapes(side: np.ndarray, p: int) -> int:
@@ -130,16 +138,17 @@ def reference_context(side: np.ndarray) -> list[float]:
     return [back / 25, 1.0, reference_escapes(side, back) / 36, (36 - fewest) / 36]
 
 
-@pytest.mark.parametrize("hidden,rules,encoding", [((12, 0), EUROPEAN, 1), ((10, 6), AMERICAN, 1),
-                                                    ((9, 0), BACKGAMMON, 1), ((8, 0), AMERICAN, 2)])
-def test_a_plays_equity_from_its_roots_sums_is_the_encoded_ones(hidden, rules, encoding):
+@pytest.mark.parametrize("hidden,rules,encoding,activation", [
+    ((12, 0), EUROPEAN, 1, "logistic"), ((10, 6), AMERICAN, 1, "logistic"), ((9, 0), BACKGAMMON, 1, "logistic"),
+    ((8, 0), AMERICAN, 2, "logistic"), ((12, 0), EUROPEAN, 1, "hard-sigmoid"), ((10, 6), AMERICAN, 1, "hard-sigmoid")])
+def test_a_plays_equity_from_its_roots_sums_is_the_encoded_ones(hidden, rules, encoding, activation):
     """``play_equity`` (the root's first-layer sums plus the rows of the inputs a play changed) gives
     ``equity_of`` of the play's position to rounding, whatever the play changed: hits, entering,
     bearing off, both views, either output; a network of encoding 2 is encoded afresh, exactly."""
     from acesim.engine.sampling import sample_positions
     from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 
-    model = L.new_model(rules, hidden, seed=5, encoding=encoding)
+    model = L.new_model(rules, hidden, seed=5, encoding=encoding, activation=activation)
     model[N.HEADER :] = np.random.default_rng(11).normal(0, 0.5, len(model) - N.HEADER)
     if int(model[N.M_OUTPUTS]) > 1:
         model[N.M_OBJECTIVE] = N.OBJECTIVE_POINTS
@@ -271,10 +280,12 @@ def test_encoding_of_the_other_view_is_the_flipped_board(boards):
         assert first == dict(zip(ns.idx[:b].tolist(), ns.val[:b].tolist()))
 
 
-@pytest.mark.parametrize("hidden", [(6, 0), (5, 4)])
-def test_sgd_step_follows_the_gradient(boards, hidden):
-    """One step equals alpha * sum_k (t_k - y_k) * dy_k/dtheta, by central differences."""
-    model = L.new_model(AMERICAN, hidden, seed=2)
+@pytest.mark.parametrize("hidden,activation", [((6, 0), "logistic"), ((5, 4), "logistic"), ((6, 0), "hard-sigmoid"),
+                                               ((5, 4), "hard-sigmoid")])
+def test_sgd_step_follows_the_gradient(boards, hidden, activation):
+    """One step equals alpha * sum_k (t_k - y_k) * dy_k/dtheta, by central differences (a hard-sigmoid unit's
+    sum is never within the differences' 1e-6 of a kink of it here)."""
+    model = L.new_model(AMERICAN, hidden, seed=2, activation=activation)
     model[N.HEADER :] = np.random.default_rng(5).normal(0, 0.4, len(model) - N.HEADER)
     board = boards[7]
     x = reference_inputs(board, 0)
@@ -635,6 +646,45 @@ def test_train_from_a_start_bad_input(tiny_model, tmp_path, args, fragment):
     assert not (tmp_path / "m.npz").exists() and not (tmp_path / "c.npz").exists()
 
 
+def test_train_converts_a_start_networks_hidden_units(tiny_model, tmp_path):
+    """``--activation hard-sigmoid`` on a start network keeps its weights and changes its hidden units; the
+    run is the library's from the converted network; a rule-reading run keeps the activation when resumed."""
+    out = tmp_path / "h.npz"
+    tail = ["--eval-every", "0", "--eval-games", "4", "--no-progress", "--workers", "1"]
+    common = ["--rules", "backgammon", "--games", "16", "--alpha", "0.05", "--seed", "5", *tail]
+    ok = run("train", *common, "--start", str(tiny_model), "--activation", "hard-sigmoid", "--out", str(out))
+    assert ok.exit_code == 0, ok.output
+    model = L.load_model(out)
+    start = L.load_model(tiny_model).array
+    assert model.array[N.M_TAG] == N.HARD_NET_TAG and model.meta["training"]["activation"] == "hard-sigmoid"
+    hard, _ = L.train(BACKGAMMON, 16, 5, (16, 0), alpha=0.05, start=start, activation="hard-sigmoid")
+    kept, _ = L.train(BACKGAMMON, 16, 5, (16, 0), alpha=0.05, start=start)
+    assert np.array_equal(model.array, hard) and not np.array_equal(hard[N.HEADER:], kept[N.HEADER:])
+    assert kept[N.M_TAG] == N.NET_TAG and L.activation_of(hard) == "hard-sigmoid"
+    # a start network that is already hard-sigmoid stays so without the option
+    again = run("train", *common, "--start", str(out), "--out", str(tmp_path / "h2.npz"))
+    assert again.exit_code == 0, again.output
+    assert L.load_model(tmp_path / "h2.npz").array[N.M_TAG] == N.HARD_NET_TAG
+    assert_one_line_error(run("train", *common, "--activation", "relu", "--out", str(tmp_path / "h3.npz")),
+                          "activation must be one of")
+    assert not (tmp_path / "h3.npz").exists()
+    # a rule-reading run converts its start, records it, and keeps it when resumed
+    L.save_rule_model(tmp_path / "reading.npz", *L.new_rule_model((8, 0), 1), {})
+    check = tmp_path / "c.npz"
+    ok = run("train", "--rules", "all", "--start", str(tmp_path / "reading.npz"), "--activation", "hard-sigmoid",
+             "--games", "16", "--eval-mixes", "0", "--checkpoint", str(check), "--out", str(tmp_path / "r.npz"), *tail)
+    assert ok.exit_code == 0, ok.output
+    first = L.load_model(check)
+    assert first.array[N.M_TAG] == N.HARD_NET_TAG
+    assert first.meta["training_state"]["settings"]["activation"] == "hard-sigmoid"
+    more = run("train", "--resume", str(check), "--games", "32", "--out", str(tmp_path / "r2.npz"), "--no-progress",
+               "--workers", "1")
+    assert more.exit_code == 0, more.output
+    assert L.load_model(tmp_path / "r2.npz").array[N.M_TAG] == N.HARD_NET_TAG
+    assert_one_line_error(run("train", "--resume", str(check), "--activation", "logistic", "--out",
+                              str(tmp_path / "r3.npz"), "--no-progress"), "drop --activation")
+
+
 def test_luck_with_the_learned_equity_model(tiny_model):
     from acesim.analyses.equity import equity_models
 
@@ -667,11 +717,13 @@ def test_strategy_specs(tiny_model):
     assert dataclasses.replace(load_strategy(f"learned:{tiny_model}@full")).width == 0
 
 
-@pytest.mark.parametrize("hidden, rules", [((12, 0), EUROPEAN), ((10, 6), AMERICAN), ((9, 0), AMERICAN)])
-def test_the_tangent_is_the_equitys_gradient_over_the_inputs(boards, hidden, rules):
+@pytest.mark.parametrize("hidden, rules, activation", [((12, 0), EUROPEAN, "logistic"), ((10, 6), AMERICAN, "logistic"),
+                                                        ((9, 0), AMERICAN, "logistic"), ((12, 0), EUROPEAN, "hard-sigmoid"),
+                                                        ((10, 6), AMERICAN, "hard-sigmoid")])
+def test_the_tangent_is_the_equitys_gradient_over_the_inputs(boards, hidden, rules, activation):
     """``set_tangent``: d equity / d x_i for every input, by central differences of the reference network
     (2p - 1 where the player maximises wins, the points output's scale (2y - 1) where it maximises points)."""
-    model = L.new_model(rules, hidden, seed=4)
+    model = L.new_model(rules, hidden, seed=4, activation=activation)
     model[N.HEADER :] = np.random.default_rng(6).normal(0, 0.4, len(model) - N.HEADER)
     points = model[N.M_OBJECTIVE] == N.OBJECTIVE_POINTS
     assert points == (rules is AMERICAN)

@@ -289,7 +289,7 @@ def load_model(path: str | Path) -> LearnedModel:
     if not isinstance(meta, dict) or meta.get("format") not in (MODEL_FORMAT, RULE_READING_FORMAT):
         raise AcesimError(f"{where} has format {meta.get('format') if isinstance(meta, dict) else None!r}; "
                           f"this acesim reads formats {MODEL_FORMAT} and {RULE_READING_FORMAT}")
-    if array.ndim != 1 or len(array) < N.HEADER or array[N.M_TAG] != N.NET_TAG:
+    if array.ndim != 1 or len(array) < N.HEADER or array[N.M_TAG] not in N.NET_TAGS:
         raise AcesimError(f"{where} holds no network")
     encoding, inputs = int(array[N.M_ENCODING]), int(array[N.M_INPUTS])
     if encoding not in N.ENCODINGS or inputs != N.n_inputs(encoding):

@@ -5,7 +5,7 @@ two equity models, each a flat array whose first number tells which:
 ``LOGISTIC_TAG``, then the intercept and slopes on the raw ``equity_inputs``
 (the evaluation features of both sides and the two pip counts) of a logistic
 model fitted in ``acesim.analyses.equity``; or a learned network
-(``kernels.net``, tag ``NET_TAG``), whose output 0 is V.
+(``kernels.net``, tagged ``NET_TAG`` or ``HARD_NET_TAG``), whose output 0 is V.
 
 ``W(s, r)`` is the value to the mover after its strategy has played roll ``r``
 in ``s``: the segment, then the bonus that ``r`` earns (the chosen double
@@ -24,7 +24,7 @@ from acesim.kernels.game_loop import T_BOARD, T_DIE_A, T_DIE_B, T_OPENING, T_SID
 from acesim.kernels.jit import njit
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE, N_CHECKERS, OFF, OPP_OFF
 from acesim.kernels.memory import Memory
-from acesim.kernels.net import NET_TAG, win_probability
+from acesim.kernels.net import LOGISTIC_TAG, win_probability
 from acesim.kernels.sequence import GAME_OVER, ROLL_AGAIN, roll_sequence
 from acesim.kernels.turn import (  # noqa: F401 (the roll table, re-exported: the analyses know it from here)
     MAX_OUTCOMES,
@@ -77,7 +77,7 @@ def equity(board, coef, flipped, x, sc):
         return 1.0
     if board[OPP_OFF] == N_CHECKERS:
         return 0.0
-    if coef[0] == NET_TAG:
+    if coef[0] != LOGISTIC_TAG:
         return win_probability(coef, board, sc.net)
     equity_inputs(board, flipped, x)
     t = coef[1]

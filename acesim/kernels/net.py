@@ -7,7 +7,10 @@ sizes below), then the parameters, layer by layer:
     (W2 [hidden1 x hidden2], b2 [hidden2] when hidden2 > 0),
     Wo [last hidden x outputs], bo [outputs].
 
-Every unit is a sigmoid.  Output 0 is the probability that the side on roll
+The outputs are logistic units, and so are the hidden units of a network tagged
+``NET_TAG``; a network tagged ``HARD_NET_TAG`` has hard-sigmoid hidden units,
+``min(max(z / 4 + 1/2, 0), 1)``: the logistic function's tangent at 0 held to
+[0, 1], which costs a comparison instead of an exponential.  Output 0 is the probability that the side on roll
 wins.  Output 1, present when the rule set's scoring makes points differ from
 wins, is ``(E[signed points] / scale + 1) / 2`` for the side on roll, where
 ``scale`` is the most a game can be worth without stakes doublings (15 under
@@ -83,7 +86,7 @@ from acesim.kernels.layout import (
 )
 
 # Header slots.
-M_TAG = 0  # NET_TAG: tells a network from the logistic equity model (tag 0)
+M_TAG = 0  # NET_TAG or HARD_NET_TAG: tells a network, and its hidden units, from the logistic equity model (tag 0)
 M_INPUTS = 1
 M_HIDDEN1 = 2
 M_HIDDEN2 = 3  # 0 = one hidden layer
@@ -93,7 +96,9 @@ M_ENCODING = 6
 M_OBJECTIVE = 7  # what the player maximises: OBJECTIVE_WINS or OBJECTIVE_POINTS
 HEADER = 8
 
-NET_TAG = 1.0
+NET_TAG = 1.0  # logistic hidden units
+HARD_NET_TAG = 2.0  # hard-sigmoid hidden units
+NET_TAGS = (NET_TAG, HARD_NET_TAG)
 LOGISTIC_TAG = 0.0
 ENCODING_VERSION = 1  # what a new network reads unless it is told otherwise
 ENCODINGS = (1, 2)
@@ -406,6 +411,24 @@ def _sigmoids(h, n, ns):
 
 
 @njit(cache=True, inline="always")
+def _hidden_units(model, h, n, ns):
+    """The activations of ``h[:n]``'s sums: logistic (``_sigmoids``), or hard sigmoid under ``HARD_NET_TAG``."""
+    if model[M_TAG] == HARD_NET_TAG:
+        for j in range(n):
+            h[j] = min(max(0.25 * h[j] + 0.5, 0.0), 1.0)
+    else:
+        _sigmoids(h, n, ns)
+
+
+@njit(cache=True, inline="always")
+def _slope(model, h):
+    """The derivative of a hidden unit's activation at its sum, from the activation ``h``."""
+    if model[M_TAG] == HARD_NET_TAG:
+        return 0.25 if 0.0 < h < 1.0 else 0.0
+    return h * (1.0 - h)
+
+
+@njit(cache=True, inline="always")
 def _add_four(out, n, wa, wb, wc, wd, va, vb, vc, vd):
     """``out[:n] += va wa + vb wb + vc wc + vd wd``, each sum adding the four rows in that order: the
     sums are loaded and stored once for four rows, and the loop vectorizes."""
@@ -457,7 +480,7 @@ def _above_first(model, ns):
     H2 = int(model[M_HIDDEN2])
     K = int(model[M_OUTPUTS])
     b1 = HEADER + n_in * H1
-    _sigmoids(h1, H1, ns)
+    _hidden_units(model, h1, H1, ns)
     pos = b1 + H1
     H = H1
     last = h1
@@ -472,7 +495,7 @@ def _above_first(model, ns):
             w = model[row : row + H2]
             for k in range(H2):
                 h2[k] += hj * w[k]
-        _sigmoids(h2, H2, ns)
+        _hidden_units(model, h2, H2, ns)
         pos = b2 + H2
         H = H2
         last = h2
@@ -746,14 +769,14 @@ def _deltas(model, ns, g):
         s = 0.0
         for k in range(K):
             s += g[k] * model[wo + j * K + k]
-        d_last[j] = s * last[j] * (1.0 - last[j])
+        d_last[j] = s * _slope(model, last[j])
     if H2 > 0:
         for j in range(H1):
             s = 0.0
             row = w2 + j * H2
             for k in range(H2):
                 s += d2[k] * model[row + k]
-            d1[j] = s * h1[j] * (1.0 - h1[j])
+            d1[j] = s * _slope(model, h1[j])
 
 
 @njit(cache=True, _nrt=False)

@@ -42,6 +42,29 @@ DEFAULT_HIDDEN = (40, 0)
 DEFAULT_LAMBDA = 0.7
 DEFAULT_ALPHA = 0.1
 POINTS_SCALE = RI.POINTS_SCALE
+# a network's hidden units (kernels.net): the tag of its header for each name ``--activation`` takes
+ACTIVATIONS = {"logistic": N.NET_TAG, "hard-sigmoid": N.HARD_NET_TAG}
+DEFAULT_ACTIVATION = "logistic"
+
+
+def activation_of(array: np.ndarray) -> str:
+    """The name of a network's hidden units (``ACTIVATIONS``)."""
+    return next(name for name, tag in ACTIVATIONS.items() if array[N.M_TAG] == tag)
+
+
+def _check_activation(activation: str) -> float:
+    if activation not in ACTIVATIONS:
+        raise AcesimError(f"the activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
+    return ACTIVATIONS[activation]
+
+
+def with_activation(array: np.ndarray, activation: str) -> np.ndarray:
+    """``array`` with hidden units of ``activation``, its weights unchanged.  The hard sigmoid is the logistic
+    function's tangent at 0 held to [0, 1], so a logistic network starts a hard-sigmoid one near its own values."""
+    tag = _check_activation(activation)
+    out = array.copy()
+    out[N.M_TAG] = tag
+    return out
 
 
 def _check_network(hidden: tuple[int, int], encoding: int) -> None:
@@ -53,11 +76,11 @@ def _check_network(hidden: tuple[int, int], encoding: int) -> None:
 
 
 def _new_network(hidden: tuple[int, int], seed: int, encoding: int, outputs: int, scale: float,
-                 objective: int) -> np.ndarray:
+                 objective: int, activation: str = DEFAULT_ACTIVATION) -> np.ndarray:
     """A network's header and its small uniform weights drawn from ``seed`` (sizes already checked)."""
     h1, h2 = hidden
     header = np.zeros(N.HEADER)
-    header[N.M_TAG] = N.NET_TAG
+    header[N.M_TAG] = _check_activation(activation)
     header[N.M_INPUTS] = N.n_inputs(encoding)
     header[N.M_HIDDEN1] = h1
     header[N.M_HIDDEN2] = h2
@@ -71,7 +94,7 @@ def _new_network(hidden: tuple[int, int], seed: int, encoding: int, outputs: int
 
 
 def new_model(rules: Ruleset, hidden: tuple[int, int], seed: int, objective: str = "auto",
-              encoding: int = N.ENCODING_VERSION) -> np.ndarray:
+              encoding: int = N.ENCODING_VERSION, activation: str = DEFAULT_ACTIVATION) -> np.ndarray:
     """A fresh network for ``rules`` reading positions by ``encoding`` (``kernels.net``): small uniform
     weights drawn from ``seed``."""
     _check_network(hidden, encoding)
@@ -84,7 +107,7 @@ def new_model(rules: Ruleset, hidden: tuple[int, int], seed: int, objective: str
         raise AcesimError(f"rules {rules.name!r} score every game 1 point: use the objective 'wins'")
     play_points = points if objective == "auto" else objective == "points"
     return _new_network(hidden, seed, encoding, outputs, scale,
-                        N.OBJECTIVE_POINTS if play_points else N.OBJECTIVE_WINS)
+                        N.OBJECTIVE_POINTS if play_points else N.OBJECTIVE_WINS, activation)
 
 
 # --- training ---------------------------------------------------------------------
@@ -121,12 +144,12 @@ def start_record(start: str, sha256: str) -> dict:
 
 def training_metadata(command: str, report: TrainingReport, workers: int, seed: int, lam: float, alpha: float,
                       hidden: tuple[int, int], width: int, objective: str, start: str = "",
-                      start_sha256: str = "") -> dict:
+                      start_sha256: str = "", activation: str = DEFAULT_ACTIVATION) -> dict:
     """The ``meta`` a trained model is saved with: the command and settings that reproduce it, and its results."""
     return {
         "command": command,
         "training": {"games": report.games, "workers": workers, "seed": seed, "lambda": lam, "alpha": alpha,
-                     "hidden": list(hidden), "width": width, "objective": objective,
+                     "hidden": list(hidden), "activation": activation, "width": width, "objective": objective,
                      **start_record(start, start_sha256),
                      "states": report.states, "unfinished": report.unfinished, "too_long": report.too_long, "seconds": round(report.seconds, 1)},
         "evaluations": report.evaluations,
@@ -252,6 +275,7 @@ def train(
     start: np.ndarray | None = None,
     workers: int = 1,
     encoding: int | None = None,
+    activation: str | None = None,
 ) -> tuple[np.ndarray, TrainingReport]:
     """Train a network for ``rules`` by ``games`` games of TD(lambda) self-play (``kernels.train``).
 
@@ -266,7 +290,8 @@ def train(
     ``start`` (a network of ``rules``, ``start_model``) is trained on instead of
     weights drawn from the seed; the dice are still the seed's.  ``encoding``:
     the inputs the network reads (``kernels.net``; by default the start
-    network's own, else ``ENCODING_VERSION``).
+    network's own, else ``ENCODING_VERSION``); ``activation``: its hidden units (``ACTIVATIONS``; by
+    default the start network's own, else logistic), a start network's converted (``with_activation``).
     """
     if games <= 0:
         raise AcesimError(f"the number of training games must be positive, got {games}")
@@ -286,10 +311,13 @@ def train(
     check_seed(seed)
     if encoding is None:
         encoding = N.ENCODING_VERSION if start is None else int(start[N.M_ENCODING])
-    array = new_model(rules, hidden, seed, objective, encoding)
+    if activation is None:
+        activation = DEFAULT_ACTIVATION if start is None else activation_of(start)
+    array = new_model(rules, hidden, seed, objective, encoding, activation)
     if start is not None:
+        start = with_activation(start, activation)
         refuse_other_network("the start network", start, array, objective)
-        array = start.copy()
+        array = start
     sc = worker_memory(width).search
     rules_array = rules.to_array()
     totals = np.zeros(5, dtype=np.int64)
@@ -323,8 +351,8 @@ def train(
 # --- one network that reads the rules --------------------------------------------------------
 
 
-def new_rule_model(hidden: tuple[int, int], seed: int,
-                   encoding: int = N.ENCODING_VERSION) -> tuple[np.ndarray, np.ndarray]:
+def new_rule_model(hidden: tuple[int, int], seed: int, encoding: int = N.ENCODING_VERSION,
+                   activation: str = DEFAULT_ACTIVATION) -> tuple[np.ndarray, np.ndarray]:
     """A fresh rule-reading network (``acesim.engine.rule_inputs``): the network and its knob weights.
 
     The network always has the two outputs (win probability and normalized
@@ -333,7 +361,8 @@ def new_rule_model(hidden: tuple[int, int], seed: int,
     """
     _check_network(hidden, encoding)
     # points scale 0 and objective OBJECTIVE_WINS (0) until folded, as the header's zeros were before
-    return _new_network(hidden, seed, encoding, 2, 0.0, N.OBJECTIVE_WINS), RI.new_knob_weights(hidden[0], seed)
+    return (_new_network(hidden, seed, encoding, 2, 0.0, N.OBJECTIVE_WINS, activation),
+            RI.new_knob_weights(hidden[0], seed))
 
 
 def _rules_json(rules: Ruleset) -> dict:
@@ -373,6 +402,7 @@ class ReadingSettings:
     start: str = ""  # a rule-reading model whose weights the run starts from ("" : drawn from the seed)
     start_sha256: str = ""  # that model's digest, so the run can be reproduced from the same file
     encoding: int = N.ENCODING_VERSION  # the inputs of a network drawn from the seed (kernels.net)
+    activation: str = DEFAULT_ACTIVATION  # its hidden units (ACTIVATIONS); a start network's are converted
 
     def step_size(self, done: int) -> float:
         """The step size of the batch that starts after ``done`` games."""
@@ -403,7 +433,7 @@ class ReadingSettings:
         if self.alpha_halving < 0 or self.alpha_halving % TRAIN_BATCH:
             raise AcesimError(f"--alpha-halving must be 0 or a multiple of {TRAIN_BATCH} games, got {self.alpha_halving}")
         check_seed(self.seed)
-        new_rule_model(self.hidden, self.seed, self.encoding)  # checks the layer sizes and the encoding
+        new_rule_model(self.hidden, self.seed, self.encoding, self.activation)  # checks sizes, encoding, units
 
     def to_json(self) -> dict:
         return {"anchors": [_rules_json(r) for r in self.anchors], "random_share": self.random_share,
@@ -411,7 +441,8 @@ class ReadingSettings:
                 "alpha": self.alpha, "width": self.width, "eval_every": self.eval_every,
                 "eval_games": self.eval_games, "eval_mixes": self.eval_mixes,
                 "checkpoint_every": self.checkpoint_every, "alpha_halving": self.alpha_halving,
-                "start": self.start, "start_sha256": self.start_sha256, "encoding": self.encoding}
+                "start": self.start, "start_sha256": self.start_sha256, "encoding": self.encoding,
+                "activation": self.activation}
 
     @classmethod
     def from_json(cls, doc: dict) -> ReadingSettings:
@@ -420,7 +451,7 @@ class ReadingSettings:
                    float(doc["lambda"]), float(doc["alpha"]), int(doc["width"]), int(doc["eval_every"]),
                    int(doc["eval_games"]), int(doc["eval_mixes"]), int(doc["checkpoint_every"]),
                    int(doc.get("alpha_halving", 0)), str(doc.get("start", "")), str(doc.get("start_sha256", "")),
-                   int(doc.get("encoding", 1)))
+                   int(doc.get("encoding", 1)), str(doc.get("activation", DEFAULT_ACTIVATION)))
 
 
 @dataclass
@@ -442,7 +473,8 @@ class ReadingRun:
         return {
             "command": self.command,
             "training": {"games": int(self.totals[0]), "workers": workers, "seed": s.seed, "lambda": s.lam,
-                         "alpha": s.alpha, "alpha_halving": s.alpha_halving, "hidden": list(s.hidden), "width": s.width, "objective": "auto",
+                         "alpha": s.alpha, "alpha_halving": s.alpha_halving, "hidden": list(s.hidden), "activation": s.activation, "width": s.width,
+                         "objective": "auto",
                          "anchors": [r.name for r in s.anchors], "random_share": s.random_share,
                          **start_record(s.start, s.start_sha256),
                          "states": int(self.totals[1]), "unfinished": int(self.totals[2]),
@@ -460,7 +492,7 @@ def start_reading(settings: ReadingSettings, command: str = "") -> ReadingRun:
     """A new run of ``settings``, its network drawn from the seed, or copied from ``settings.start``."""
     settings.check()
     if not settings.start:
-        array, knob_weights = new_rule_model(settings.hidden, settings.seed, settings.encoding)
+        array, knob_weights = new_rule_model(settings.hidden, settings.seed, settings.encoding, settings.activation)
         return ReadingRun(settings, array, knob_weights, command)
     model = start_model(settings.start)
     _refuse_other_sizes(settings.start, model.hidden, settings.hidden)
@@ -468,7 +500,7 @@ def start_reading(settings: ReadingSettings, command: str = "") -> ReadingRun:
         raise AcesimError(f"{settings.start} is not the model this run started from (its sha256 differs)")
     # a start network reads by its own encoding
     settings = dataclasses.replace(settings, start_sha256=model.sha256, encoding=int(model.array[N.M_ENCODING]))
-    return ReadingRun(settings, model.array.copy(), model.knob_weights.copy(), command)
+    return ReadingRun(settings, with_activation(model.array, settings.activation), model.knob_weights.copy(), command)
 
 
 def resume_reading(path, games: int | None = None) -> ReadingRun:
