@@ -145,8 +145,9 @@ ESCAPES = _escape_table()
 # from: its first layer's sums, its scaled features and pip counts, and the position, at the offsets
 # below; and what ``set_tangent`` leaves for ``tangent_value``.  One array, not four: every call that takes a scratch counts a reference to each of its
 # arrays, atomically, and the searches and the rollouts make many such calls.
+# ``root32`` and ``h32`` are a hard-sigmoid network's first-layer sums in single precision (``play_outputs``).
 NetScratch = namedtuple("NetScratch", ["idx", "val", "h1", "h2", "y", "d1", "d2", "board", "summary", "feat",
-                                       "exp_two", "exp_bits", "root"])
+                                       "exp_two", "exp_bits", "root", "root32", "h32"])
 
 
 ROOT_H1 = 0
@@ -176,6 +177,8 @@ def new_net_scratch():
         two,
         two.view(np.int64),
         np.zeros(ROOT_SIZE, dtype=np.float64),
+        np.zeros(MAX_HIDDEN, dtype=np.float32),
+        np.zeros(MAX_HIDDEN, dtype=np.float32),
     )
 
 # The first cell of a playing row's tangent part: the fewest dice of a doubles segment whose beam the
@@ -414,8 +417,11 @@ def _sigmoids(h, n, ns):
 def _hidden_units(model, h, n, ns):
     """The activations of ``h[:n]``'s sums: logistic (``_sigmoids``), or hard sigmoid under ``HARD_NET_TAG``."""
     if model[M_TAG] == HARD_NET_TAG:
+        # selects, not min and max: Numba's min and max keep the loop from vectorizing (5 times the time)
         for j in range(n):
-            h[j] = min(max(0.25 * h[j] + 0.5, 0.0), 1.0)
+            x = 0.25 * h[j] + 0.5
+            x = x if x > 0.0 else 0.0
+            h[j] = x if x < 1.0 else 1.0
     else:
         _sigmoids(h, n, ns)
 
@@ -472,6 +478,25 @@ def _add_rows(model, H1, idx, val, n, h1):
 
 
 @njit(cache=True, inline="always")
+def _add_rows32(w32, H1, idx, val, n, h):
+    """``_add_rows`` in single precision over ``first_layer32``'s copy of the first layer: half the bytes of
+    a row to load, and twice the units in each vector."""
+    a = 0
+    while a + 4 <= n:
+        ra, rb, rc, rd = idx[a] * H1, idx[a + 1] * H1, idx[a + 2] * H1, idx[a + 3] * H1
+        _add_four(h, H1, w32[ra : ra + H1], w32[rb : rb + H1], w32[rc : rc + H1], w32[rd : rd + H1],
+                  np.float32(val[a]), np.float32(val[a + 1]), np.float32(val[a + 2]), np.float32(val[a + 3]))
+        a += 4
+    while a < n:
+        row = idx[a] * H1
+        w = w32[row : row + H1]
+        v = np.float32(val[a])
+        for j in range(H1):
+            h[j] += v * w[j]
+        a += 1
+
+
+@njit(cache=True, inline="always")
 def _above_first(model, ns):
     """The activations from the first layer's sums in ``ns.h1`` on: hidden layers, then outputs into ``ns.y``."""
     h1, h2, y = ns.h1, ns.h2, ns.y
@@ -501,7 +526,25 @@ def _above_first(model, ns):
         last = h2
     wo = pos
     bo = wo + H * K
-    if K == 2:
+    if K == 2 and model[M_TAG] == HARD_NET_TAG and H % 4 == 0:
+        # Four partial sums per output, eight chains of additions side by side: the units' order
+        # of a logistic network's sums (below) is what its records are made of, a hard-sigmoid
+        # network has no such past.
+        w = model[wo : wo + 2 * H]
+        a0 = a1 = a2 = a3 = c0 = c1 = c2 = c3 = 0.0
+        for q in range(H // 4):
+            j = 4 * q
+            a0 += last[j] * w[2 * j]
+            c0 += last[j] * w[2 * j + 1]
+            a1 += last[j + 1] * w[2 * j + 2]
+            c1 += last[j + 1] * w[2 * j + 3]
+            a2 += last[j + 2] * w[2 * j + 4]
+            c2 += last[j + 2] * w[2 * j + 5]
+            a3 += last[j + 3] * w[2 * j + 6]
+            c3 += last[j + 3] * w[2 * j + 7]
+        y[0] = model[bo] + ((a0 + a1) + (a2 + a3))
+        y[1] = model[bo + 1] + ((c0 + c1) + (c2 + c3))
+    elif K == 2:
         # Both sums in one loop: each is still added in unit order, so each is the same to the
         # bit, but the two chains of dependent additions run side by side instead of one
         # after the other.
@@ -640,10 +683,17 @@ def set_root(model, board, view, ns):
     b1 = HEADER + int(model[M_INPUTS]) * H1
     n = encode(board, view, ns)
     root = ns.root
-    h = root[ROOT_H1 : ROOT_H1 + H1]
-    for j in range(H1):
-        h[j] = model[b1 + j]
-    _add_rows(model, H1, ns.idx, ns.val, n, h)
+    if model[M_TAG] == HARD_NET_TAG:
+        w32 = first_layer32(model)
+        h32 = ns.root32
+        for j in range(H1):
+            h32[j] = np.float32(model[b1 + j])
+        _add_rows32(w32, H1, ns.idx, ns.val, n, h32)
+    else:
+        h = root[ROOT_H1 : ROOT_H1 + H1]
+        for j in range(H1):
+            h[j] = model[b1 + j]
+        _add_rows(model, H1, ns.idx, ns.val, n, h)
     for s in range(2):
         _summarize_side(board, view, s, ns)
         for f in range(N_FEATURES):
@@ -735,9 +785,17 @@ def play_outputs(model, board, view, ns):
                 n += 1
     H1 = int(model[M_HIDDEN1])
     h = ns.h1
-    for j in range(H1):
-        h[j] = ns.root[ROOT_H1 + j]
-    _add_rows(model, H1, idx, val, n, h)
+    if model[M_TAG] == HARD_NET_TAG:
+        h32 = ns.h32
+        for j in range(H1):
+            h32[j] = ns.root32[j]
+        _add_rows32(first_layer32(model), H1, idx, val, n, h32)
+        for j in range(H1):
+            h[j] = h32[j]
+    else:
+        for j in range(H1):
+            h[j] = ns.root[ROOT_H1 + j]
+        _add_rows(model, H1, idx, val, n, h)
     _above_first(model, ns)
 
 
@@ -972,6 +1030,22 @@ def tangent_start(model):
     the first layer's weights transposed (``[hidden1 x inputs]``), which ``set_tangent`` multiplies in
     loops that vectorize."""
     return network_size(model) + N_FEATURES
+
+
+@njit(cache=True, inline="always")
+def first_layer32(model):
+    """A hard-sigmoid network's first layer in single precision, which its playing row carries last
+    (``strategies.playing_row``): after the tangent part, whose first cell the row always has (0: no
+    tangent), as ``[inputs x hidden1]`` floats packed two to a cell."""
+    n_in = int(model[M_INPUTS])
+    H1 = int(model[M_HIDDEN1])
+    start = tangent_start(model) + 1
+    if model.shape[0] > start - 1 and model[start - 1] > 0.0:
+        start += n_in * H1
+    size = n_in * H1
+    if model.shape[0] < start + (size + 1) // 2:
+        raise ValueError("a hard-sigmoid network plays from a playing row (strategies.playing_row)")
+    return model[start : start + (size + 1) // 2].view(np.float32)[:size]
 
 
 @njit(cache=True, inline="always")
