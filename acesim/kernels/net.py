@@ -427,11 +427,11 @@ def _hidden_units(model, h, n, ns):
 
 
 @njit(cache=True, inline="always")
-def _slope(model, h):
-    """The derivative of a hidden unit's activation at its sum, from the activation ``h``."""
+def _at_sum(model, e, h):
+    """A hidden unit's error ``e`` at its activation ``h`` carried to its sum: times the activation's slope."""
     if model[M_TAG] == HARD_NET_TAG:
-        return 0.25 if 0.0 < h < 1.0 else 0.0
-    return h * (1.0 - h)
+        return e * 0.25 if 0.0 < h < 1.0 else 0.0
+    return e * h * (1.0 - h)  # in this order: a logistic network's training is made of these roundings
 
 
 @njit(cache=True, inline="always")
@@ -827,14 +827,14 @@ def _deltas(model, ns, g):
         s = 0.0
         for k in range(K):
             s += g[k] * model[wo + j * K + k]
-        d_last[j] = s * _slope(model, last[j])
+        d_last[j] = _at_sum(model, s, last[j])
     if H2 > 0:
         for j in range(H1):
             s = 0.0
             row = w2 + j * H2
             for k in range(H2):
                 s += d2[k] * model[row + k]
-            d1[j] = s * _slope(model, h1[j])
+            d1[j] = _at_sum(model, s, h1[j])
 
 
 @njit(cache=True, _nrt=False)
