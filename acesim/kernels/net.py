@@ -10,9 +10,10 @@ sizes below), then the parameters, layer by layer:
 The outputs are logistic units, and so are the hidden units of a network tagged
 ``NET_TAG``; a network tagged ``HARD_NET_TAG`` has hard-sigmoid hidden units,
 ``min(max(z / 4 + 1/2, 0), 1)``: the logistic function's tangent at 0 held to
-[0, 1], which costs a comparison instead of an exponential.  Output 0 is the probability that the side on roll
-wins.  Output 1, present when the rule set's scoring makes points differ from
-wins, is ``(E[signed points] / scale + 1) / 2`` for the side on roll, where
+[0, 1], which costs a comparison instead of an exponential.  Output 0 is the
+probability that the side on roll wins.  Output 1, present when the rule
+set's scoring makes points differ from wins, is ``(E[signed points] / scale +
+1) / 2`` for the side on roll, where
 ``scale`` is the most a game can be worth without stakes doublings (15 under
 ``per-checker``, 3 under ``gammons``): expected points = ``scale * (2 y1 - 1)``.
 
@@ -1037,12 +1038,11 @@ def first_layer32(model):
     """A hard-sigmoid network's first layer in single precision, which its playing row carries last
     (``strategies.playing_row``): after the tangent part, whose first cell the row always has (0: no
     tangent), as ``[inputs x hidden1]`` floats packed two to a cell."""
-    n_in = int(model[M_INPUTS])
-    H1 = int(model[M_HIDDEN1])
-    start = tangent_start(model) + 1
-    if model.shape[0] > start - 1 and model[start - 1] > 0.0:
-        start += n_in * H1
-    size = n_in * H1
+    size = int(model[M_INPUTS]) * int(model[M_HIDDEN1])
+    start = tangent_start(model)
+    if model.shape[0] > start and model[start] > 0.0:
+        start += size  # the transposed first layer of the tangent
+    start += 1
     if model.shape[0] < start + (size + 1) // 2:
         raise ValueError("a hard-sigmoid network plays from a playing row (strategies.playing_row)")
     return model[start : start + (size + 1) // 2].view(np.float32)[:size]
