@@ -798,8 +798,7 @@ def train(
             sizes = begin.hidden
         if begin is not None:
             encoding = _start_encoding(ctx, start, begin.array, encoding)
-        if activation is None:
-            activation = L.DEFAULT_ACTIVATION if begin is None else L.activation_of(begin.array)
+        activation = L.run_activation(activation, None if begin is None else begin.array)
         # checks sizes, objective, encoding and activation before any game
         fresh = L.new_model(ruleset, sizes, seed, objective, encoding, activation)
         if begin is not None:
@@ -906,8 +905,7 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
             sizes = begin.hidden
         if begin is not None:
             encoding = _start_encoding(ctx, start, begin.array, encoding)
-        if activation is None:
-            activation = L.DEFAULT_ACTIVATION if begin is None else L.activation_of(begin.array)
+        activation = L.run_activation(activation, None if begin is None else begin.array)
         settings = L.ReadingSettings(
             anchors, 0.5 if random_share is None else random_share, games, seed, sizes, lam,
             alpha, width, eval_every or games, eval_games, eval_mixes,

@@ -52,6 +52,13 @@ def activation_of(array: np.ndarray) -> str:
     return next(name for name, tag in ACTIVATIONS.items() if array[N.M_TAG] == tag)
 
 
+def run_activation(activation: str | None, start: np.ndarray | None) -> str:
+    """The hidden units of a run: ``activation`` when given, else the start network's own, else logistic."""
+    if activation is not None:
+        return activation
+    return DEFAULT_ACTIVATION if start is None else activation_of(start)
+
+
 def _check_activation(activation: str) -> float:
     if activation not in ACTIVATIONS:
         raise AcesimError(f"the activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
@@ -311,8 +318,7 @@ def train(
     check_seed(seed)
     if encoding is None:
         encoding = N.ENCODING_VERSION if start is None else int(start[N.M_ENCODING])
-    if activation is None:
-        activation = DEFAULT_ACTIVATION if start is None else activation_of(start)
+    activation = run_activation(activation, start)
     array = new_model(rules, hidden, seed, objective, encoding, activation)
     if start is not None:
         start = with_activation(start, activation)
