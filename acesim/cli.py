@@ -752,7 +752,8 @@ def train(
     start: Annotated[Optional[Path], typer.Option(
         "--start", help="Start from this model's weights instead of weights drawn from the seed (its hidden "
                         "layers; its sha256 is recorded): a model of the rule set of --rules, or a "
-                        "rule-reading model for a rule-reading run.")] = None,
+                        "rule-reading model for a rule-reading run. A --hidden wider than its one hidden "
+                        "layer widens it: the new units come from the seed, with output weights of 0.")] = None,
     encoding: Annotated[int, typer.Option(
         "--encoding", help="The inputs a new network reads: 1, the board and the heuristic's features; 2, "
                            "those and the contact between the armies (docs/learned.md). A --start network "
@@ -802,7 +803,8 @@ def train(
         # checks sizes, objective, encoding and activation before any game
         fresh = L.new_model(ruleset, sizes, seed, objective, encoding, activation)
         if begin is not None:
-            L.refuse_other_network(str(start), L.with_activation(begin.array, activation), fresh, objective)
+            L.refuse_other_network(str(start), L.widened(L.with_activation(begin.array, activation), fresh), fresh,
+                                   objective)
         aio.check_target(out)  # fail now, not after the training, if it cannot be written
         command = _command_line(ctx)
         with _progress_bar(games, "training", progress) as advance:

@@ -599,6 +599,30 @@ def test_training_from_a_model_starts_from_its_weights(tiny_model):
         L.train(BACKGAMMON, 16, 5, (16, 0), objective="wins", start=start)
 
 
+def test_a_wider_layer_widens_the_start_network(tiny_model):
+    """The widened network plays the start's values bit for bit: its added units have output weights of
+    zero and the first-layer weights and biases of the network the seed draws."""
+    start = L.load_model(tiny_model).array
+    fresh = L.new_model(BACKGAMMON, (24, 0), 5)
+    wide = L.widened(start, fresh)
+    assert wide[N.M_HIDDEN1] == 24 and len(wide) == len(fresh)
+    n_in = int(start[N.M_INPUTS])
+    w1, fresh_w1 = wide[N.HEADER:N.HEADER + n_in * 24].reshape(n_in, 24), fresh[N.HEADER:N.HEADER + n_in * 24]
+    assert np.array_equal(w1[:, :16], start[N.HEADER:N.HEADER + n_in * 16].reshape(n_in, 16))
+    assert np.array_equal(w1[:, 16:], fresh_w1.reshape(n_in, 24)[:, 16:])
+    ns = N.new_net_scratch()
+    for board in game_boards(BACKGAMMON, 2, 1)[:60]:
+        N.outputs(start, board, 0, ns)
+        before = ns.y[:2].copy()
+        N.outputs(wide, board, 0, ns)
+        assert np.array_equal(ns.y[:2], before)
+    for other in (L.new_model(BACKGAMMON, (12, 0), 5), L.new_model(BACKGAMMON, (24, 4), 5)):
+        assert L.widened(start, other) is start  # narrower, or two layers: refused by refuse_other_network
+    grown, _ = L.train(BACKGAMMON, 16, 5, (24, 0), alpha=0.05, start=start)
+    from_wide, _ = L.train(BACKGAMMON, 16, 5, (24, 0), alpha=0.05, start=wide)
+    assert np.array_equal(grown, from_wide)
+
+
 def test_train_command_starts_from_a_model_of_its_rules(tiny_model, tmp_path):
     start = L.load_model(tiny_model)
     out = tmp_path / "m.npz"
@@ -624,7 +648,7 @@ def test_train_command_starts_from_a_model_of_its_rules(tiny_model, tmp_path):
 @pytest.mark.parametrize(
     "args,fragment",
     [
-        (["--hidden", "20"], "has hidden layers 16,0; the run asks for 20,0"),
+        (["--hidden", "12"], "has hidden layers 16,0; the run asks for 12,0"),
         (["--hidden", "16,4"], "has hidden layers 16,0; the run asks for 16,4"),
         (["--objective", "wins"], "maximises points; --objective wins maximises wins: give --objective points"),
         (["--rules", "european"], "trained under rules 'backgammon'; these games use 'european'"),

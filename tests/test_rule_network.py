@@ -368,8 +368,10 @@ def test_train_command_starts_from_a_model(reading_model, tmp_path):
     assert ok.exit_code == 0, ok.output
     assert load_model(out).meta["training"]["start_sha256"] == load_model(reading_model).sha256
     common = ["--games", "16", "--out", str(out), "--force", "--no-progress"]
-    assert_one_line_error(run("train", "--rules", "all", "--start", str(reading_model), "--hidden", "20", *common),
-                          "hidden layers 12,0")
+    assert_one_line_error(run("train", "--rules", "all", "--start", str(reading_model), "--hidden", "8", *common),
+                          "hidden layers 12,0; the run asks for 8,0")
+    assert_one_line_error(run("train", "--rules", "all", "--start", str(reading_model), "--hidden", "20,4",
+                              *common), "hidden layers 12,0; the run asks for 20,4")
     assert_one_line_error(run("train", "--rules", "all", "--start", str(shipped_path("european")), *common),
                           "not a network that reads the rules")
     assert_one_line_error(run("train", "--rules", "european", "--start", str(reading_model), *common),
@@ -489,3 +491,34 @@ def test_fold_network_writes_the_folded_network_as_a_preset_model(reading_model,
         assert refused.returncode != 0 and "Traceback" not in refused.stderr
         assert len(refused.stderr.splitlines()) == 1 and fragment in refused.stderr
     assert not (tmp_path / "x.npz").exists() and not (tmp_path / "y.npz").exists()
+
+
+def test_a_wider_run_from_a_model_widens_it_and_plays_as_it_did(reading_model, tmp_path):
+    """``--hidden`` wider than the start's layer adds the seed's units with output weights of zero: under
+    every preset the widened network's outputs are the start's, bit for bit, and it trains on."""
+    model = load_model(reading_model)
+    settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 32, 9, (20, 0), alpha=0.05,
+                                 start=str(reading_model))
+    begun = L.start_reading(settings)
+    assert int(begun.array[N.M_HIDDEN1]) == 20 and begun.knob_weights.shape == (RI.N_KNOB_UNITS, 20)
+    fresh, fresh_knobs = L.new_rule_model((20, 0), 9)
+    assert np.array_equal(begun.knob_weights[:, :12], model.knob_weights)
+    assert np.array_equal(begun.knob_weights[:, 12:], fresh_knobs[:, 12:])
+    ns = N.new_net_scratch()
+    for rules in PRESETS.values():
+        wide, narrow = RI.fold(begun.array, begun.knob_weights, rules), RI.fold(model.array, model.knob_weights, rules)
+        for board in game_boards(rules, 3, 1)[:40]:
+            N.outputs(narrow, board, 0, ns)
+            before = ns.y[:2].copy()
+            N.outputs(wide, board, 0, ns)
+            assert np.array_equal(ns.y[:2], before)
+    trained = L.train_reading(begun, tmp_path / "wide.npz")
+    wide = load_model(tmp_path / "wide.npz")
+    assert wide.hidden == (20, 0) and wide.meta["training_state"]["settings"]["hidden"] == [20, 0]
+    out_weights = trained.array[N.HEADER + int(trained.array[N.M_INPUTS]) * 20 + 20:][:-2].reshape(20, 2)
+    assert np.abs(out_weights[12:]).max() > 0  # the new units have a say once trained
+    ok = run("train", "--rules", "all", "--start", str(reading_model), "--hidden", "20", "--games", "32", "--seed",
+             "9", "--alpha", "0.05", "--eval-every", "0", "--eval-games", "4", "--eval-mixes", "0", "--out",
+             str(tmp_path / "cli.npz"), "--no-progress", "--workers", "1")
+    assert ok.exit_code == 0, ok.output
+    assert np.array_equal(load_model(tmp_path / "cli.npz").array, trained.array)

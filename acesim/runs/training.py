@@ -226,7 +226,37 @@ _OBJECTIVES = {N.OBJECTIVE_WINS: "wins", N.OBJECTIVE_POINTS: "points"}
 
 def _refuse_other_sizes(what: str, sizes: tuple[int, int], asked: tuple[int, int]) -> None:
     if sizes != asked:
-        raise AcesimError(f"{what} has hidden layers {sizes[0]},{sizes[1]}; the run asks for {asked[0]},{asked[1]}")
+        raise AcesimError(f"{what} has hidden layers {sizes[0]},{sizes[1]}; the run asks for {asked[0]},{asked[1]} "
+                          "(only one hidden layer can be widened: give it more units)")
+
+
+def widened(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+    """``start`` with ``fresh``'s hidden units past its own added, when ``fresh`` (the network the run
+    would draw from its seed) has one hidden layer wider than ``start``'s single one; else ``start``.
+
+    The added units take ``fresh``'s first-layer weights and biases and output weights of zero: the
+    widened network computes exactly what ``start`` does, and training gives the new units their say
+    (the growth of Net2Net, Chen, Goodfellow and Shlens, 2016).
+    """
+    old, new = int(start[N.M_HIDDEN1]), int(fresh[N.M_HIDDEN1])
+    if start[N.M_HIDDEN2] != 0 or fresh[N.M_HIDDEN2] != 0 or new <= old or start[N.M_INPUTS] != fresh[N.M_INPUTS]:
+        return start
+    n_in, outputs = int(start[N.M_INPUTS]), int(start[N.M_OUTPUTS])
+    if len(start) != N.HEADER + N.n_parameters(n_in, old, 0, outputs):
+        return start  # not a network of these sizes: ``refuse_other_network`` says so
+
+    def parts(array: np.ndarray, hidden: int) -> tuple[np.ndarray, ...]:
+        first = N.HEADER + n_in * hidden
+        return (array[N.HEADER:first].reshape(n_in, hidden), array[first:first + hidden],
+                array[first + hidden:first + hidden + hidden * outputs].reshape(hidden, outputs))
+
+    w1, b1, w2 = parts(start, old)
+    fresh_w1, fresh_b1, _ = parts(fresh, new)
+    header = start[:N.HEADER].copy()
+    header[N.M_HIDDEN1] = new
+    return np.concatenate([header, np.hstack([w1, fresh_w1[:, old:]]).ravel(),
+                           np.concatenate([b1, fresh_b1[old:]]),
+                           np.vstack([w2, np.zeros((new - old, outputs))]).ravel(), start[-outputs:]])
 
 
 def refuse_other_network(what: str, start: np.ndarray, fresh: np.ndarray, objective: str) -> None:
@@ -321,7 +351,7 @@ def train(
     activation = run_activation(activation, start)
     array = new_model(rules, hidden, seed, objective, encoding, activation)
     if start is not None:
-        start = with_activation(start, activation)
+        start = widened(with_activation(start, activation), array)
         refuse_other_network("the start network", start, array, objective)
         array = start
     sc = worker_memory(width).search
@@ -501,12 +531,16 @@ def start_reading(settings: ReadingSettings, command: str = "") -> ReadingRun:
         array, knob_weights = new_rule_model(settings.hidden, settings.seed, settings.encoding, settings.activation)
         return ReadingRun(settings, array, knob_weights, command)
     model = start_model(settings.start)
-    _refuse_other_sizes(settings.start, model.hidden, settings.hidden)
     if settings.start_sha256 and settings.start_sha256 != model.sha256:
         raise AcesimError(f"{settings.start} is not the model this run started from (its sha256 differs)")
     # a start network reads by its own encoding
     settings = dataclasses.replace(settings, start_sha256=model.sha256, encoding=int(model.array[N.M_ENCODING]))
-    return ReadingRun(settings, with_activation(model.array, settings.activation), model.knob_weights.copy(), command)
+    fresh, fresh_knobs = new_rule_model(settings.hidden, settings.seed, settings.encoding, settings.activation)
+    array = widened(with_activation(model.array, settings.activation), fresh)
+    _refuse_other_sizes(settings.start, (int(array[N.M_HIDDEN1]), int(array[N.M_HIDDEN2])), settings.hidden)
+    old = model.knob_weights.shape[1]
+    knob_weights = np.hstack([model.knob_weights, fresh_knobs[:, old:]])
+    return ReadingRun(settings, array, knob_weights, command)
 
 
 def resume_reading(path, games: int | None = None) -> ReadingRun:
