@@ -245,13 +245,14 @@ def widened(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
     if len(start) != N.HEADER + N.n_parameters(n_in, old, 0, outputs):
         return start  # not a network of these sizes: ``refuse_other_network`` says so
 
-    def parts(array: np.ndarray, hidden: int) -> tuple[np.ndarray, ...]:
-        first = N.HEADER + n_in * hidden
-        return (array[N.HEADER:first].reshape(n_in, hidden), array[first:first + hidden],
-                array[first + hidden:first + hidden + hidden * outputs].reshape(hidden, outputs))
+    def parts(array: np.ndarray) -> tuple[np.ndarray, ...]:
+        b1 = RI.b1_slice(array)
+        hidden = b1.stop - b1.start
+        return (array[N.HEADER:b1.start].reshape(n_in, hidden), array[b1],
+                array[b1.stop:b1.stop + hidden * outputs].reshape(hidden, outputs))
 
-    w1, b1, w2 = parts(start, old)
-    fresh_w1, fresh_b1, _ = parts(fresh, new)
+    w1, b1, w2 = parts(start)
+    fresh_w1, fresh_b1, _ = parts(fresh)
     header = start[:N.HEADER].copy()
     header[N.M_HIDDEN1] = new
     return np.concatenate([header, np.hstack([w1, fresh_w1[:, old:]]).ravel(),
