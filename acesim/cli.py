@@ -86,7 +86,8 @@ def _late_help(key: str) -> str:
                 f"every play, NAME@beam=K a beam of K positions, NAME@rank=K ranks the doubles after a 1-2 by "
                 f"beams of K (both: NAME@beam=K@rank=K); a learned player's beam over more than four dice ranks "
                 f"by the network's tangent, NAME@tangent every beam, NAME@heuristic none (the search before "
-                f"2026-12-05).")
+                f"2026-12-05); learned:NAME@ply=2 looks one roll deeper at the best 6 plays within 0.25 of the "
+                f"best (@keep=K, @margin=M set them), several times slower.")
     from acesim.runs.report import report_sizes_from_numbers
 
     return f"{report_sizes_from_numbers(ANALYSIS_GAMES)[key]:,}"

@@ -13,7 +13,7 @@ from acesim.engine.games import play_games
 from acesim.engine.position import Position
 from acesim.engine.rules import PRESETS, Ruleset
 from acesim.kernels import layout as L
-from acesim.kernels.game_loop import points_won
+from acesim.kernels.scoring import points_won
 from tests.helpers import P, knob_mixes
 
 GAMES = {"european": 60, "american": 600, "navy": 600, "backgammon": 600}

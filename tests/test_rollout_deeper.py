@@ -29,12 +29,13 @@ def _deeper_play(rules: Ruleset, board: np.ndarray, dice: tuple[int, int]) -> np
     strategy = as_strategy(f"learned:{rules.name}")
     seats = lowered(strategy, strategy, rules)
     array = rules.to_array()
-    width, choice_width = (int(w) for w in seats.widths[0])
+    width, choice_width = (int(w) for w in seats.widths[0, :2])
     ws, uniform, out, sc = worker_memory(max(width, choice_width))
     result = np.empty(L.BOARD_SIZE, dtype=L.BOARD_DTYPE)
     ws, uniform, _, _ = deeper_segment(board, array, roll_sequence(array), dice[0], dice[1], int(seats.kinds[0]),
                                        width, choice_width, np.ascontiguousarray(seats.weights[0]),
-                                       TRIAL_FILTER.count, TRIAL_FILTER.margin, np.zeros(4, dtype=np.uint64), ws,
+                                       TRIAL_FILTER.count, TRIAL_FILTER.margin, np.bool_(False),
+                                       np.zeros(4, dtype=np.uint64), ws,
                                        uniform, out, sc, result)
     keep_memory(Memory(ws, uniform, out, sc))
     return result

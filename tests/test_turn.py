@@ -95,7 +95,8 @@ def test_the_roll_sequence_is_played_by_one_kernel():
     # deeper trial player (what follows its candidate plays); the game loop, after its own fast segment
     # searches
     assert readers["after_segment("] == {"turn.py": 3, "choice.py": 1, "lookahead.py": 1, "game_loop.py": 1}
-    assert readers["bonus_die_rolled("] == {"turn.py": 1}
+    # play_bonus, and bonus_doubles: the doubles a ply-2 player's bonus is searched among
+    assert readers["bonus_die_rolled("] == {"turn.py": 2}
     assert readers["choose_and_play_double("] == {"turn.py": 1}
     assert readers["choose_double("] == {"choice.py": 1}  # inside choose_and_play_double
 

@@ -115,7 +115,7 @@ class _Evaluator:
         self.strategy = strategy
         seats = lowered(strategy, strategy, rules)
         self.kind = int(seats.kinds[0])
-        self.width, self.choice_width = (int(w) for w in seats.widths[0])
+        self.width, self.choice_width = (int(w) for w in seats.widths[0, :2])
         self.weights = np.ascontiguousarray(seats.weights[0])
         self.memory = worker_memory(max(self.width, self.choice_width, 1))
         self.choices = np.zeros(4, dtype=np.uint64)  # only the random strategy draws, and it is refused
@@ -240,6 +240,7 @@ def hint(
     if isinstance(strategy, str):
         strategy = as_strategy(resolve_spec(strategy, rules))
     strategy.check_rules(rules)
+    strategy.refuse_deeper("hint looks deeper by --ply")
     if ply is None:
         ply = default_ply(strategy)
     evaluator = _Evaluator(rules, strategy)

@@ -56,6 +56,9 @@ def trace_luck(
     as ``w_AB`` columns); ``games`` one row per game (see ``game_luck``).
     """
     a, b = as_strategy(strategy_a), as_strategy(strategy_b)
+    for s in (a, b):
+        s.refuse_deeper("per-roll luck values each roll by the player's own 1-ply search, which a ply-2 player "
+                        "does not play by")
     if RANDOM in (a.kind, b.kind):
         raise AcesimError(
             "per-roll luck needs strategies that play deterministically; 'random' has no single play "
@@ -63,7 +66,7 @@ def trace_luck(
         )
     seats = lowered(a, b, rules)
     ra = rules.to_array()
-    memory = worker_memory(int(seats.widths.max()))
+    memory = worker_memory(int(seats.widths[:, :2].max()))
     choices = np.array([1, 2, 3, 4], dtype=np.uint64)  # never drawn from by deterministic strategies
     n_rolls = len(traces.rolls)
     rows = np.zeros((n_rolls, LK.LUCK_WIDTH))

@@ -58,7 +58,7 @@ def play_records(
         first_game,
         turn_cap,
         seats,
-        worker_memory(int(seats.widths.max())),
+        worker_memory(int(seats.widths[:, :2].max())),
         records,
     ))
     if (records[:, K.UNFINISHED] == 2).any():
@@ -144,7 +144,7 @@ def trace_games(
     first_block = first_game // K.GAMES_PER_BLOCK
     start = Position.start(rules.start).to_board()
     ra = rules.to_array()
-    memory = worker_memory(int(seats.widths.max()))
+    memory = worker_memory(int(seats.widths[:, :2].max()))
     trace = np.zeros((ANALYSIS_TRACE_ROWS, K.TRACE_WIDTH), dtype=np.int64)
     record = np.zeros(K.N_RECORD, dtype=np.int64)
     games, records, parts, starts = [], [], [], [0]

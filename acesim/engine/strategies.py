@@ -35,7 +35,7 @@ from acesim.engine.model_files import (
     shipped_for,
 )
 from acesim.engine.rules import Ruleset
-from acesim.kernels.choice import LEARNED, LINEAR, MAX_WIDTH, RANDOM, Seats
+from acesim.kernels.choice import LEARNED, LINEAR, MARGIN_UNIT, MAX_WIDTH, RANDOM, Seats
 from acesim.kernels.evaluate import FEATURES, N_FEATURES
 from acesim.kernels.net import HARD_NET_TAG, HEADER, M_HIDDEN1, M_INPUTS, M_TAG, TANGENT, TANGENT_LONG
 
@@ -59,6 +59,10 @@ class Strategy:
     # the fewest dice of a doubles segment whose beam ranks by the network's tangent (``net.tangent_ranks``);
     # 0: every beam ranks by the heuristic
     tangent: float = 0.0
+    # a ply-2 player (``@ply=2``): the plays of each segment within ``margin`` of its best at ply 1
+    # that go one roll deeper, at most ``keep`` of them (``lookahead.deeper_segment``); 0: ply 1
+    keep: int = 0
+    margin: float = 0.0
     description: str = ""
     # a learned strategy's model: the rules it was trained under, and its file's digest
     model_rules: str = ""
@@ -78,6 +82,12 @@ class Strategy:
             self.reading_model.check_rules(rules)
         elif self.kind == LEARNED:
             refuse_other_rules(f"strategy {self.spec}", self.model_rules, self.model_knobs, rules)
+
+    def refuse_deeper(self, why: str) -> None:
+        """A one-line error for a ply-2 player (``@ply=2``) where only its 1-ply search has a meaning."""
+        if self.keep:
+            base = self.spec.partition("@")[0]
+            raise AcesimError(f"strategy {self.spec}: {why}; give it without @ply, @keep and @margin ({base})")
 
     def row(self, rules) -> tuple[float, ...] | np.ndarray:
         """The weights the kernels play under ``rules``: a rule-reading model's network folded for
@@ -174,6 +184,7 @@ def load_strategy(spec: str, path: Path | None = None) -> Strategy:
         known = ", ".join([RANDOM_NAME, *data["strategies"]])
         raise AcesimError(f"unknown strategy {name!r}; known: {known}")
     weights, description = data["strategies"][name]
+    _deeper_options(spec, search, learned=False)
     if {"tangent", "heuristic"} & set(search.split("@")):
         raise AcesimError(f"{spec!r}: @tangent and @heuristic choose how a network's beam is ranked, and {name} "
                           "has no network (it ranks by its own weights); use them with learned:MODEL")
@@ -182,7 +193,61 @@ def load_strategy(spec: str, path: Path | None = None) -> Strategy:
 
 
 SEARCH_OPTIONS = ("NAME@full, NAME@beam=K, NAME@rank=K, NAME@tangent, NAME@heuristic, "
-                  "or several joined (NAME@tangent@beam=K@rank=K)")
+                  "or several joined (NAME@tangent@beam=K@rank=K); a network also takes "
+                  "@ply=2, @keep=K and @margin=M")
+# A ply-2 player's filter unless its spec sets it: the best 6 plays within 0.25 of ply-1 equity go one
+# roll deeper (docs/learned.md, "Playing at ply 2": 4 within 0.10 won less, 10 within 0.5 no more)
+DEFAULT_KEEP = 6
+DEFAULT_MARGIN = 0.25
+MAX_KEEP = 16
+MAX_MARGIN = 2.0  # the whole range of a win-probability equity
+
+
+def _ply_option(spec: str, given: dict, key: str, default, parse, valid, what: str):
+    """Option ``@key=VALUE`` of ``given`` parsed and checked, or ``default`` when it is not given."""
+    if key not in given:
+        return default
+    try:
+        value = parse(given[key])
+    except ValueError:
+        value = None
+    if value is None or not valid(value):  # NaN fails every comparison
+        raise AcesimError(f"@{key} must be {what}, got {spec!r}")
+    return value
+
+
+def _deeper_options(spec: str, search: str, learned: bool) -> tuple[str, int, float]:
+    """The search options of ``spec`` but for the ply-2 ones, and the ply-2 filter ``(keep, margin)``
+    they set (``keep`` 0: the player plays at ply 1)."""
+    options = search.split("@") if search else []
+    rest, given = [], {}
+    for option in options:
+        key, _, value = option.partition("=")
+        if key not in ("ply", "keep", "margin"):
+            rest.append(option)
+            continue
+        if key in given:
+            raise AcesimError(f"search option {key!r} given twice in {spec!r}")
+        given[key] = value
+    if not given:
+        return search, 0, 0.0
+    if not learned:
+        raise AcesimError(f"{spec!r}: @ply, @keep and @margin look one roll deeper with a network's equity; "
+                          "use them with learned:MODEL")
+    if "ply" not in given:
+        raise AcesimError(f"{spec!r}: @keep and @margin need @ply=2")
+    if given["ply"] not in ("1", "2"):
+        raise AcesimError(f"@ply must be 1 or 2, got {spec!r}")
+    if given["ply"] == "1":
+        if len(given) > 1:
+            raise AcesimError(f"{spec!r}: @keep and @margin need @ply=2")
+        return "@".join(rest), 0, 0.0
+    keep = _ply_option(spec, given, "keep", DEFAULT_KEEP, int, lambda k: 1 <= k <= MAX_KEEP,
+                       f"an integer in 1..{MAX_KEEP}")
+    margin = _ply_option(spec, given, "margin", DEFAULT_MARGIN, float,
+                         lambda m: 0.0 <= m <= MAX_MARGIN and abs(m / MARGIN_UNIT - round(m / MARGIN_UNIT)) < 1e-6,
+                         f"a number in 0..{MAX_MARGIN:g} in steps of {MARGIN_UNIT:g}")
+    return "@".join(rest), keep, margin
 
 
 def _option_width(spec: str, option: str, what: str) -> int:
@@ -294,12 +359,15 @@ def _ranker_weights() -> np.ndarray:
 def _learned(spec: str, name: str, search: str) -> Strategy:
     if not name:
         raise AcesimError("strategy 'learned:' needs a model: learned:PATH.npz or learned:NAME of a shipped model")
+    search, keep, margin = _deeper_options(spec, search, learned=True)
     width, choice_width, tangent = _search_options(spec, search, DEFAULT_WIDTH, None, learned=True)
     model = load_model(model_path(name))
+    ply = (f"ply-2 search (the best {keep} plays within {margin:g} of the best at ply 1 looked at one roll "
+           f"deeper)" if keep else "1-ply search")
     return Strategy(
         spec, LEARNED, width, tuple(playing_row(model.array, tangent).tolist()), choice_width=choice_width,
-        tangent=tangent,
-        description=f"1-ply search with the network of {model.path} (trained under {model.rules_name})",
+        tangent=tangent, keep=keep, margin=margin,
+        description=f"{ply} with the network of {model.path} (trained under {model.rules_name})",
         model_rules=model.rules_name, model_knobs=model.knobs, model_sha256=model.sha256,
         reading_model=model if model.reads_rules else None,
     )
@@ -334,7 +402,8 @@ def lowered(a: Strategy, b: Strategy, rules=None) -> Seats:
         a.check_rules(rules)
         b.check_rules(rules)
     kinds = np.array([a.kind, b.kind], dtype=np.int64)
-    widths = np.array([[a.width, a.choice_width], [b.width, b.choice_width]], dtype=np.int64)
+    widths = np.array([[s.width, s.choice_width, s.keep, round(s.margin / MARGIN_UNIT)] for s in (a, b)],
+                      dtype=np.int64)
     rows = [a.row(rules), b.row(rules)]
     weights = _rows(rows)
     cube_models = np.zeros((2, 0), dtype=np.float64)

@@ -111,11 +111,24 @@ legal_moves = njit(cache=True, inline="always")(_board.legal_moves.py_func)
 apply_move = njit(cache=True, inline="always")(_board.apply_move.py_func)
 
 # The strategies of a pairing as the kernels take them, seat A then seat B:
-# ``kinds[s]``, beam widths ``widths[s] = (play, ranking of the doubles)`` and
-# the weight row ``weights[s]`` (a heuristic's weights or a network), and
+# ``kinds[s]``, beam widths ``widths[s] = (play, ranking of the doubles)``,
+# optionally followed by a ply-2 player's filter (``deeper_filter``), the
+# weight row ``weights[s]`` (a heuristic's weights or a network), and
 # ``cube_models[s]``, the network that makes seat s's cube decisions
 # (``kernels.cube``; no columns when the rules have no cube).
 Seats = namedtuple("Seats", ["kinds", "widths", "weights", "cube_models"])
+# ``widths[s, 2]``: the plays of each segment that go one roll deeper (0: the player plays at ply 1);
+# ``widths[s, 3]``: the margin of ply-1 equity they must be within, in these units
+MARGIN_UNIT = 1e-3
+
+
+@njit(cache=True, inline="always")
+def deeper_filter(widths, s):
+    """Seat ``s``'s ply-2 filter ``(keep, margin)``: ``keep`` 0 for a seat that plays at ply 1
+    (and for ``widths`` of two columns, which every ply-1 pairing may pass)."""
+    if widths.shape[1] < 4:
+        return 0, 0.0
+    return widths[s, 2], widths[s, 3] * MARGIN_UNIT
 
 MAX_WIDTH = 256
 SUMMED_NODES = 8192  # exhaustive searches up to this many nodes score from summaries
@@ -568,21 +581,30 @@ def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     return ws, used, best_score
 
 
-@njit(cache=True)
-def _net_judged(board, rules, segment, n, width, again, ws, out, model, sc, result):
-    """A doubles segment: the network judges the ``width`` best plays of the heuristic ranker, or of
-    its own tangent when the row asks for it (``net.tangent_ranks``)."""
+@njit(cache=True, inline="always")
+def net_shortlist(board, rules, segment, n, width, again, model, sc, result):
+    """The plays of a doubles segment the network judges: the ``width`` best of the heuristic ranker's
+    beam, or of the network's own tangent when the row asks for it (``net.tangent_ranks``).
+
+    Returns ``(used, kept, level, found)``: the plays are ``sc.beam[level][:kept]``; ``found`` False
+    when the beam found none (the caller enumerates every play).
+    """
     if tangent_ranks(model, n):
         view = np.int64(0) if again else np.int64(1)
         if not tangent_held(sc.net):
             set_tangent(model, board, view, sc.net)
-        used, kept, lv, found = _tangent_beam(board, rules, segment, n, width, model, view, sc.net, sc.beam,
-                                              sc.beam_scores, sc.beam_sums, sc.parent, sc.parent_sum, sc.child,
-                                              sc.moves)
-    else:
-        used, kept, lv, _, found = _beam(board, rules, segment, n, width, ranker_of(model), np.bool_(True), sc.beam,
-                                         sc.beam_scores, sc.beam_sums, sc.parent, sc.parent_sum, sc.child, sc.moves,
-                                         result)
+        return _tangent_beam(board, rules, segment, n, width, model, view, sc.net, sc.beam, sc.beam_scores,
+                             sc.beam_sums, sc.parent, sc.parent_sum, sc.child, sc.moves)
+    used, kept, lv, _, found = _beam(board, rules, segment, n, width, ranker_of(model), np.bool_(True), sc.beam,
+                                     sc.beam_scores, sc.beam_sums, sc.parent, sc.parent_sum, sc.child, sc.moves,
+                                     result)
+    return used, kept, lv, found
+
+
+@njit(cache=True)
+def _net_judged(board, rules, segment, n, width, again, ws, out, model, sc, result):
+    """A doubles segment: the network judges the plays of its shortlist (``net_shortlist``)."""
+    used, kept, lv, found = net_shortlist(board, rules, segment, n, width, again, model, sc, result)
     if not found:
         return _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
     if bonus_lost(roll_sequence(rules), n, used):

@@ -14,33 +14,30 @@ and pairing (common random numbers) until the games themselves diverge.
 import numpy as np
 
 from acesim.kernels.board import check_invariants, flip, pip_count
-from acesim.kernels.choice import LINEAR, RANDOM, exhaustive_play, quick_segment, search_arrays
+from acesim.kernels.choice import LINEAR, RANDOM, deeper_filter, exhaustive_play, quick_segment, search_arrays
 from acesim.kernels.cube import DROPPED, NO_DOUBLE, TAKEN, drop_points, offer
 from acesim.kernels.jit import njit
+from acesim.kernels.lookahead import deeper_bonus, deeper_segment
 from acesim.kernels.layout import (
     BOARD_DTYPE,
     BOARD_SIZE,
     CUBE_MONEY,
-    HOME_TOP,
     N_CHECKERS,
     OFF,
     OPENING_USE,
     OPP_BAR,
     OPP_OFF,
-    OPP_WAITING,
     R_CUBE,
     R_CUBE_MAX,
     R_OPENING,
-    R_SCORING,
     R_STAKES_DOUBLE_ON_1_2,
-    SCORING_GAMMONS,
-    SCORING_PER_CHECKER,
 )
 from acesim.kernels.memory import Memory
 from acesim.kernels.plays import segment_of
 from acesim.kernels.rng import STREAM_WORDS, die, seed_game_streams
+from acesim.kernels.scoring import points_won
 from acesim.kernels.sequence import BONUS, FORFEIT, GAME_OVER, ROLL_AGAIN, after_segment, is_one_two, roll_sequence
-from acesim.kernels.turn import MAX_OUTCOMES, play_bonus, play_dice
+from acesim.kernels.turn import MAX_OUTCOMES, bonus_doubles, bonus_step, play_bonus, play_dice
 from acesim.kernels.uniform import FULL as UNIFORM_FULL, grown_uniform_scratch, uniform_play
 
 # Games share a block key in groups of this size (see acesim.engine.streams).
@@ -125,28 +122,6 @@ def _count_roll(board, before, lost, record, side, turn_number):
         record[FIRST_BEAROFF_TURN + side] = turn_number
 
 
-# --- scoring ----------------------------------------------------------------------
-
-
-@njit(cache=True)
-def points_won(board, rules, stakes_doublings):
-    """Points for the mover, who has just borne off its last checker (docs/rules.md section 4)."""
-    scoring = rules[R_SCORING]
-    points = 1
-    if scoring == SCORING_PER_CHECKER:
-        points = N_CHECKERS - board[OPP_OFF]
-    elif scoring == SCORING_GAMMONS and board[OPP_OFF] == 0:
-        points = 2
-        # backgammon: a loser's checker on the bar, waiting, or in the winner's home board
-        trapped = board[OPP_BAR] + board[OPP_WAITING]
-        for i in range(HOME_TOP):
-            if board[i] < 0:
-                trapped += 1
-        if trapped > 0:
-            points = 3
-    return points * (1 << stakes_doublings)
-
-
 # --- a game -------------------------------------------------------------------------
 
 
@@ -218,7 +193,9 @@ def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trac
     ``dice`` and ``choices`` are the game's two seeded streams; seat ``s``
     plays strategy ``seats.kinds[s]`` with beam width ``seats.widths[s, 0]``,
     ranks the doubles after a 1-2 with searches of width ``seats.widths[s,
-    1]``, and weights ``seats.weights[s]``; under ``cube = money`` it
+    1]``, and weights ``seats.weights[s]`` (a seat with a ply-2 filter, ``choice.deeper_filter``, plays
+    each segment and the double a 1-2 earns at ply 2: ``lookahead.deeper_segment`` and
+    ``deeper_bonus``); under ``cube = money`` it
     makes its cube decisions with the network ``seats.cube_models[s]``
     (``kernels.cube``).  Returns ``(memory, rolls traced)``; parts of the
     memory may have grown.  The position after every
@@ -278,6 +255,7 @@ def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trac
         record[TURNS + side] += 1
         turn_number = record[TURNS + side]
         kind, width, choice_width, w = kinds[side], widths[side, 0], widths[side, 1], weights[side]
+        keep, margin = deeper_filter(widths, side)
         again = True
         while again:
             again = False
@@ -306,14 +284,28 @@ def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trac
                 if not found:
                     ws, used, _ = exhaustive_play(board, rules, segment, n, ws, out, w, sc, play)
                     board[:] = play
+            elif keep > 0:
+                ws, uniform, n, used = deeper_segment(board, rules, seq, die_a, die_b, kind, width, choice_width, w,
+                                                      keep, margin, np.bool_(True), choices, ws, uniform, out, sc,
+                                                      play)
+                board[:] = play
             else:
                 ws, uniform, n, used = play_dice(board, rules, die_a, die_b, np.bool_(False), kind, width, w, choices,
                                                  ws, uniform, out, sc)
             lost = n - used
             steps[0] = after_segment(seq, die_a, die_b, False, n, used, board[OFF] == N_CHECKERS)
             if steps[0] == BONUS:
-                ws, uniform, _, chosen, more = play_bonus(board, rules, seq, kind, width, choice_width, w, dice,
-                                                          choices, ws, uniform, out, sc, False, outcomes, steps)
+                if keep > 0:
+                    low, high = bonus_doubles(seq, dice)
+                    ws, uniform, chosen, n, used = deeper_bonus(board, rules, seq, low, high, kind, width,
+                                                                choice_width, w, keep, margin, choices, ws, uniform,
+                                                                out, sc, play)
+                    board[:] = play
+                    steps[0] = bonus_step(seq, chosen, n, used, board)
+                    more = n - used
+                else:
+                    ws, uniform, _, chosen, more = play_bonus(board, rules, seq, kind, width, choice_width, w, dice,
+                                                              choices, ws, uniform, out, sc, False, outcomes, steps)
                 lost += more
                 _note_bonus(record, trace, traced, side, chosen)
             _count_roll(board, before, lost, record, side, turn_number)

@@ -29,9 +29,9 @@ values are its score with NaN for the rest, and it has no ply 2 or 3.
 import numpy as np
 
 from acesim.kernels.board import flip
-from acesim.kernels.choice import LEARNED, scored_play, search_arrays
+from acesim.kernels.choice import LEARNED, net_shortlist, rolls_again, scored_play, search_arrays
 from acesim.kernels.evaluate import summarize, summary_score
-from acesim.kernels.game_loop import points_won
+from acesim.kernels.scoring import points_won
 from acesim.kernels.jit import njit
 from acesim.kernels.layout import (
     BOARD_DTYPE,
@@ -46,7 +46,7 @@ from acesim.kernels.rng import STREAM_WORDS
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.sequence import BONUS, ROLL_AGAIN, after_segment, roll_sequence, still_on_roll
 from acesim.kernels.turn import MAX_OUTCOMES, N_ROLLS, ROLL_A, ROLL_B, ROLL_WEIGHT, play_bonus, play_heuristic_roll
-from acesim.kernels.turn import play_roll
+from acesim.kernels.turn import bonus_step, play_roll
 
 N_VALUES = 4  # score, equity, win, points
 V_SCORE, V_EQUITY, V_WIN, V_POINTS = range(N_VALUES)
@@ -329,40 +329,42 @@ def third_ply_value(board, rules, kind, width, choice_width, weights, again, bon
     return ws, uniform
 
 
-@njit(cache=True)
-def deeper_segment(board, rules, seq, die_a, die_b, kind, width, choice_width, weights, keep, margin, choices, ws,
-                   uniform, out, sc, result):
-    """The play of roll ``(die_a, die_b)``'s segment from ``board`` chosen at ply 2, into ``result``.
-
-    Every distinct play is valued at ply 1 (``position_value``); the best
-    ``keep`` within ``margin`` of the best go one roll deeper
-    (``deeper_value``), and the best of those at ply 2 is the play (a
-    winning play wins at once).  The rollouts' deeper trial player: what
-    follows the segment is ``turn.finish_roll``'s, the double after a 1-2
-    chosen by the strategy's own search.  Returns ``(ws, uniform, dice in
-    the segment, dice used)``.
-    """
+@njit(cache=True, inline="always")
+def _offered(board, rules, die_a, die_b, bonus, kind, width, weights, shortlist, ws, out, sc, result):
+    """The plays of the segment of ``(die_a, die_b)`` (``bonus``: the double a 1-2 earned) that a ply-2
+    search values at ply 1: every distinct play, or with ``shortlist`` a learned strategy's doubles
+    shortlist (``choice.net_shortlist``).  Returns ``(ws, plays, dice in the segment, dice used)``; the
+    plays are copied out, since the deeper values search the workspace and the beams again."""
     segment = np.zeros(MAX_SEGMENT, dtype=np.int64)
-    n = segment_of(rules, die_a, die_b, False, segment)
+    n = segment_of(rules, die_a, die_b, bonus, segment)
+    if shortlist and kind == LEARNED and n > 2 and width > 0:
+        used, kept, level, found = net_shortlist(board, rules, segment, n, width,
+                                                 rolls_again(rules, die_a, die_b, bonus), weights, sc, result)
+        if found:
+            return ws, sc.beam[level][:kept].copy(), n, used
     while enumerate_plays(board, rules, segment, n, ws, out) == FULL:
         ws = grown_workspace(ws)
     first, stop, used = out[0], out[1], out[2]
-    count = stop - first
-    # the deeper values below search the workspace again: the plays are copied out first
-    boards = np.empty((count, BOARD_SIZE), dtype=BOARD_DTYPE)
-    for i in range(count):
-        boards[i] = ws.nodes[first + i]
-    step = after_segment(seq, die_a, die_b, False, n, used, False)
-    again, bonus_next = still_on_roll(step), step == BONUS
+    return ws, ws.nodes[first:stop].copy(), n, used
+
+
+@njit(cache=True, inline="always")
+def _deeper_best(plays, again, bonus_next, rules, kind, width, choice_width, weights, keep, margin, choices, ws,
+                 uniform, out, sc):
+    """The index of the best of ``plays`` at ply 2: each valued at ply 1 (``position_value``; ``again[i]``:
+    its mover rolls next), the best ``keep`` within ``margin`` of the best one roll deeper
+    (``deeper_value``), the best of those chosen (a winning play wins at once; the first of equal values).
+    Returns ``(ws, uniform, index)``."""
+    count = plays.shape[0]
     scores = np.empty(count)
     value = np.zeros(N_VALUES)
     best = 0
     for i in range(count):
-        position_value(boards[i], rules, kind, weights, again, sc, value)
+        position_value(plays[i], rules, kind, weights, again[i], sc, value)
         scores[i] = value[V_SCORE]
         if scores[i] > scores[best]:
             best = i
-    if count > 1 and boards[best][OFF] != N_CHECKERS:
+    if count > 1 and plays[best][OFF] != N_CHECKERS:
         order = np.argsort(-scores, kind="mergesort")  # best first, ties in the plays' order
         top = scores[order[0]]
         deep_best = -np.inf
@@ -370,10 +372,69 @@ def deeper_segment(board, rules, seq, die_a, die_b, kind, width, choice_width, w
             i = order[k]
             if scores[i] < top - margin:  # as analyses.hint.Filter keeps
                 break
-            ws, uniform = deeper_value(boards[i], rules, kind, width, choice_width, weights, again, bonus_next,
+            ws, uniform = deeper_value(plays[i], rules, kind, width, choice_width, weights, again[i], bonus_next[i],
                                        choices, ws, uniform, out, sc, value)
             if k == 0 or value[V_SCORE] > deep_best:
                 deep_best = value[V_SCORE]
                 best = i
-    result[:] = boards[best]
+    return ws, uniform, best
+
+
+@njit(cache=True)
+def deeper_segment(board, rules, seq, die_a, die_b, kind, width, choice_width, weights, keep, margin, shortlist,
+                   choices, ws, uniform, out, sc, result):
+    """The play of roll ``(die_a, die_b)``'s segment from ``board`` chosen at ply 2, into ``result``.
+
+    Every distinct play is valued at ply 1 (``position_value``); the best
+    ``keep`` within ``margin`` of the best go one roll deeper
+    (``deeper_value``), and the best of those at ply 2 is the play (a
+    winning play wins at once).  With ``shortlist``, a learned strategy's
+    doubles segment (``width`` > 0) offers only the plays its own search
+    judges (``choice.net_shortlist``) instead of every distinct play: the
+    games' ply-2 players (``@ply=2``), for whom the thousands of plays of a
+    European double cost more than the look deeper.  The rollouts' deeper
+    trial player offers every play.  What follows the segment is
+    ``turn.finish_roll``'s, or for a ply-2 player in games the double a 1-2
+    earns chosen by ``deeper_bonus``.  Returns ``(ws, uniform, dice in the
+    segment, dice used)``.
+    """
+    ws, plays, n, used = _offered(board, rules, die_a, die_b, np.bool_(False), kind, width, weights, shortlist, ws,
+                                  out, sc, result)
+    step = after_segment(seq, die_a, die_b, False, n, used, False)
+    count = plays.shape[0]
+    again = np.full(count, still_on_roll(step))
+    bonus_next = np.full(count, step == BONUS)
+    ws, uniform, best = _deeper_best(plays, again, bonus_next, rules, kind, width, choice_width, weights, keep,
+                                     margin, choices, ws, uniform, out, sc)
+    result[:] = plays[best]
     return ws, uniform, n, used
+
+
+@njit(cache=True)
+def deeper_bonus(board, rules, seq, low, high, kind, width, choice_width, weights, keep, margin, choices, ws, uniform,
+                 out, sc, result):
+    """The double a 1-2 earned, chosen and played at ply 2 from ``board`` into ``result``: the plays of
+    each of the doubles ``low .. high`` (``turn.bonus_doubles``: the six, or the one die rolled) that
+    its search offers (``_offered`` with the shortlist), all valued at ply 1 together, the best
+    ``keep`` within ``margin`` one roll deeper, and the best of those is the double and its play (the
+    first double of equal values, as ``choice.choose_double``).  Returns ``(ws, uniform, double, dice
+    in its segment, dice used)``."""
+    plays = np.empty((0, BOARD_SIZE), dtype=BOARD_DTYPE)
+    facts = np.empty((0, 3), dtype=np.int64)  # per play: its double, dice in the segment, dice used
+    for d in range(low, high + 1):
+        ws, offered, n, used = _offered(board, rules, d, d, np.bool_(True), kind, width, weights, np.bool_(True), ws,
+                                        out, sc, result)
+        plays = np.concatenate((plays, offered))
+        these = np.empty((offered.shape[0], 3), dtype=np.int64)
+        these[:, 0] = d
+        these[:, 1] = n
+        these[:, 2] = used
+        facts = np.concatenate((facts, these))
+    count = plays.shape[0]
+    again = np.empty(count, dtype=np.bool_)
+    for i in range(count):
+        again[i] = still_on_roll(bonus_step(seq, facts[i, 0], facts[i, 1], facts[i, 2], plays[i]))
+    ws, uniform, best = _deeper_best(plays, again, np.zeros(count, dtype=np.bool_), rules, kind, width, choice_width,
+                                     weights, keep, margin, choices, ws, uniform, out, sc)
+    result[:] = plays[best]
+    return ws, uniform, facts[best, 0], facts[best, 1], facts[best, 2]

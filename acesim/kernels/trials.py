@@ -32,7 +32,8 @@ rolls' own distribution); the rolled double's own luck is not subtracted.
 import numpy as np
 
 from acesim.kernels.board import check_invariants, flip
-from acesim.kernels.game_loop import GAMES_PER_BLOCK, points_won
+from acesim.kernels.game_loop import GAMES_PER_BLOCK
+from acesim.kernels.scoring import points_won
 from acesim.kernels.jit import njit
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE, R_STAKES_DOUBLE_ON_1_2
 from acesim.kernels.evaluate import N_FEATURES
@@ -154,7 +155,7 @@ def rollout_trials(start, rules, seats, block_keys, first_trial, truncate, turn_
                 stakes += 1
             if keep > 0:
                 ws, uniform, n, used = deeper_segment(board, rules, seq, a, b, kind, width, choice_width, w, keep,
-                                                      margin, choices, ws, uniform, out, sc, played)
+                                                      margin, np.bool_(False), choices, ws, uniform, out, sc, played)
                 board[:] = played
                 ws, uniform, _, _, _ = finish_roll(board, rules, seq, a, b, n, used, kind, width, choice_width, w,
                                                    dice, choices, ws, uniform, out, sc, False, outcomes, steps)

@@ -22,7 +22,11 @@ for the kernels that search the segment their own way:
 plays many rolls from one scratch (the segment searched with the search
 arrays the caller took out of the scratch once, ``choice.search_arrays``,
 as the game loop does), and the rollouts' deeper trial player
-(``lookahead.deeper_segment``).
+(``lookahead.deeper_segment``).  A ply-2 player in games chooses the
+1-2's double its own way (``lookahead.deeper_bonus``, which cannot sit
+under ``play_bonus``: it values each choice by playing rolls through
+``play_roll``); ``bonus_doubles`` and ``bonus_step`` give it the doubles
+to choose among and what follows, so the sequence is still read here.
 
 The 21 distinct rolls and their weights are the table below, also the one
 table every roll valuation reads.
@@ -65,6 +69,23 @@ def play_dice(board, rules, die_a, die_b, bonus, kind, width, weights, choices, 
 
 
 @njit(cache=True, inline="always")
+def bonus_step(seq, chosen, n, used, board):
+    """What follows the double ``chosen`` a 1-2 earned, ``used`` of its ``n`` dice played on ``board``."""
+    return after_segment(seq, chosen, chosen, True, n, used, board[OFF] == N_CHECKERS)
+
+
+@njit(cache=True, inline="always")
+def bonus_doubles(seq, dice):
+    """``(low, high)``: the doubles a 1-2's bonus is played from, for a caller that searches them its
+    own way (a ply-2 player, ``lookahead.deeper_bonus``): under ``roll-die`` the one die drawn from
+    ``dice`` (as ``play_bonus`` draws it), else the six to choose among."""
+    if bonus_die_rolled(seq):
+        d = die(dice)
+        return d, d
+    return 1, 6
+
+
+@njit(cache=True, inline="always")
 def play_bonus(board, rules, seq, kind, width, choice_width, weights, dice, choices, ws, uniform, out, sc, expected,
                outcomes, steps):
     """Play the double a 1-2 earned on ``board`` (in place, the 1-2's segment already played); ``play_roll``'s end.
@@ -93,7 +114,7 @@ def play_bonus(board, rules, seq, kind, width, choice_width, weights, dice, choi
         outcomes[0, :] = board
         ws, uniform, chosen, n, used = choose_and_play_double(board, rules, kind, width, choice_width, weights,
                                                               choices, ws, uniform, out, sc)
-    steps[0] = after_segment(seq, chosen, chosen, True, n, used, board[OFF] == N_CHECKERS)
+    steps[0] = bonus_step(seq, chosen, n, used, board)
     return ws, uniform, 1, chosen, n - used
 
 

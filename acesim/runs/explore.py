@@ -403,6 +403,7 @@ def make_plan(
     if player.kind == RANDOM:
         raise AcesimError("--strategy random has no plays of its own to value: the luck figures and the "
                           "skill figure (the player against random) need another player")
+    player.refuse_deeper("the luck figures value each roll by the player's own 1-ply search")
     for rules in design.rulesets:
         player.check_rules(rules)
     return plan

@@ -110,6 +110,9 @@ class ReportPlan:
                 f"--strategy {self.strategy} is not deterministic; the value of rolls and per-roll luck value "
                 f"its plays"
             )
+        if self.needs("bonus", "luck"):
+            load_strategy(self.player).refuse_deeper(
+                "the value of rolls and per-roll luck value each roll by the player's own 1-ply search")
         for r in self.rulesets:
             for spec in (self.player, *self.ladder_for(r)):
                 load_strategy(spec).check_rules(r)

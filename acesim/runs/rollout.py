@@ -52,7 +52,7 @@ from acesim.engine.strategies import Strategy, as_strategy, lowered, resolve_spe
 from acesim.engine.streams import block_keys, check_seed
 from acesim.kernels import layout as L, trials as RK
 from acesim.kernels.choice import LEARNED, RANDOM
-from acesim.kernels.game_loop import points_won
+from acesim.kernels.scoring import points_won
 from acesim.kernels.memory import keep_memory, worker_memory
 from acesim.kernels.sequence import after_segment, roll_sequence, still_on_roll
 
@@ -190,6 +190,7 @@ def candidate_plays(rules: Ruleset, position: Position, dice, strategy: Strategy
     if isinstance(strategy, str):
         strategy = as_strategy(resolve_spec(strategy, rules))
     strategy.check_rules(rules)
+    strategy.refuse_deeper("a rollout's trials look one roll deeper by --trial-ply 2")
     return [(s.label, s.double) for s in _starts(rules, position, dice, strategy, choice)]
 
 
@@ -197,7 +198,7 @@ def _trials(rules, rules_array, spec, boards, negate, seed, first, n, truncate, 
     """One task: trials ``first .. first + n - 1`` of every start; rows per start (side on roll at the start)."""
     strategy = as_strategy(spec).for_rules(rules)
     seats = lowered(strategy, strategy)
-    memory = worker_memory(int(seats.widths.max()))
+    memory = worker_memory(int(seats.widths[:, :2].max()))
     keys = block_keys(seed, first, n)
     out = []
     for board, flip_result in zip(boards, negate):
@@ -353,6 +354,7 @@ def rollout(
     if isinstance(strategy, str):
         strategy = as_strategy(resolve_spec(strategy, rules))
     strategy.check_rules(rules)
+    strategy.refuse_deeper("a rollout's trials look one roll deeper by --trial-ply 2")
     if strategy.kind == RANDOM:
         raise AcesimError("rollouts play a strategy that values its plays; the random strategy values none")
     learned = strategy.kind == LEARNED
