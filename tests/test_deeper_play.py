@@ -58,12 +58,14 @@ def test_bad_ply_options_are_one_line_errors(spec, fragment):
         load_strategy(spec)
 
 
-def test_keeping_one_play_plays_the_ply_one_players_games():
+@pytest.mark.parametrize("acey_deucey", ["choose", "roll-die"])
+def test_keeping_one_play_plays_the_ply_one_players_games(acey_deucey):
     """With one play kept, the look deeper changes nothing: the play is the best at ply 1 among every
     play of a two-dice segment and the search's shortlist of a double, the ply-1 player's own; after a
     1-2, the best of the six doubles' shortlists, which is the ply-1 player's choice when it ranks the
-    six by its own search (``@rank=16``; by default it ranks them by beams of 4)."""
-    european = Ruleset.preset("european")
+    six by its own search (``@rank=16``; by default it ranks them by beams of 4), or under ``roll-die``
+    the drawn double's, drawn from the same dice."""
+    european = Ruleset.preset("european").with_overrides({"acey_deucey": acey_deucey})
     expert = load_strategy("expert")
     plain = play_records(european, load_strategy("learned:any@rank=16"), expert, 17, 0, 6)
     one = play_records(european, load_strategy("learned:any@rank=16@ply=2@keep=1"), expert, 17, 0, 6)
