@@ -33,7 +33,7 @@ from acesim.engine.strategies import Strategy, as_strategy, lowered
 from acesim.kernels import dice_luck as LK, game_loop as K
 from acesim.kernels.choice import RANDOM
 from acesim.kernels.layout import BAR, HOME_TOP, N_POINTS, OPP_BAR, OPP_WAITING, WAITING
-from acesim.kernels.memory import keep_memory, worker_memory
+from acesim.kernels.memory import keep_memory, pairing_memory
 
 FORMULAS = (
     "luck(s, r) = W(s, r) - sum_r' p(r') W(s, r'),  p = 1/36 for a double, 2/36 otherwise "
@@ -66,7 +66,7 @@ def trace_luck(
         )
     seats = lowered(a, b, rules)
     ra = rules.to_array()
-    memory = worker_memory(int(seats.widths[:, :2].max()))
+    memory = pairing_memory(seats)
     choices = np.array([1, 2, 3, 4], dtype=np.uint64)  # never drawn from by deterministic strategies
     n_rolls = len(traces.rolls)
     rows = np.zeros((n_rolls, LK.LUCK_WIDTH))

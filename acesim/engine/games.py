@@ -19,7 +19,7 @@ from acesim.engine.rules import RULES_VERSION, Ruleset
 from acesim.engine.strategies import Strategy, as_strategy, lowered, playing_row
 from acesim.engine.streams import block_keys, check_seed
 from acesim.kernels import game_loop as K, train as T
-from acesim.kernels.memory import keep_memory, worker_memory
+from acesim.kernels.memory import keep_memory, pairing_memory, worker_memory
 
 # No preset's random games come near it (see tests/test_games.py); a game that
 # reaches it is recorded as unfinished, never as a win.
@@ -58,7 +58,7 @@ def play_records(
         first_game,
         turn_cap,
         seats,
-        worker_memory(int(seats.widths[:, :2].max())),
+        pairing_memory(seats),
         records,
     ))
     if (records[:, K.UNFINISHED] == 2).any():
@@ -144,7 +144,7 @@ def trace_games(
     first_block = first_game // K.GAMES_PER_BLOCK
     start = Position.start(rules.start).to_board()
     ra = rules.to_array()
-    memory = worker_memory(int(seats.widths[:, :2].max()))
+    memory = pairing_memory(seats)
     trace = np.zeros((ANALYSIS_TRACE_ROWS, K.TRACE_WIDTH), dtype=np.int64)
     record = np.zeros(K.N_RECORD, dtype=np.int64)
     games, records, parts, starts = [], [], [], [0]

@@ -234,13 +234,12 @@ def _deeper_options(spec: str, search: str, learned: bool) -> tuple[str, int, fl
     if not learned:
         raise AcesimError(f"{spec!r}: @ply, @keep and @margin look one roll deeper with a network's equity; "
                           "use them with learned:MODEL")
-    if "ply" not in given:
-        raise AcesimError(f"{spec!r}: @keep and @margin need @ply=2")
-    if given["ply"] not in ("1", "2"):
+    ply = given.get("ply")
+    if ply is not None and ply not in ("1", "2"):
         raise AcesimError(f"@ply must be 1 or 2, got {spec!r}")
-    if given["ply"] == "1":
-        if len(given) > 1:
-            raise AcesimError(f"{spec!r}: @keep and @margin need @ply=2")
+    if ply != "2" and len(given) > (ply is not None):
+        raise AcesimError(f"{spec!r}: @keep and @margin need @ply=2")
+    if ply == "1":
         return "@".join(rest), 0, 0.0
     keep = _ply_option(spec, given, "keep", DEFAULT_KEEP, int, lambda k: 1 <= k <= MAX_KEEP,
                        f"an integer in 1..{MAX_KEEP}")

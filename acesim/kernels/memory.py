@@ -54,6 +54,12 @@ def worker_memory(width: int = 1) -> Memory:
     return memory
 
 
+def pairing_memory(seats) -> Memory:
+    """``worker_memory`` for the searches of a pairing (``choice.Seats``): its widest beam, read from the
+    widths' first two columns (the others hold a ply-2 player's filter, ``choice.deeper_filter``)."""
+    return worker_memory(int(seats.widths[:, :2].max()))
+
+
 def keep_memory(memory: Memory) -> None:
     """Keep what a kernel returned (parts it grew included) for this thread's next call."""
     kept = getattr(_kept, "memory", None)

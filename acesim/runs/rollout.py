@@ -53,7 +53,7 @@ from acesim.engine.streams import block_keys, check_seed
 from acesim.kernels import layout as L, trials as RK
 from acesim.kernels.choice import LEARNED, RANDOM
 from acesim.kernels.scoring import points_won
-from acesim.kernels.memory import keep_memory, worker_memory
+from acesim.kernels.memory import keep_memory, pairing_memory
 from acesim.kernels.sequence import after_segment, roll_sequence, still_on_roll
 
 BATCH = 1296  # every first and second roll once
@@ -198,7 +198,7 @@ def _trials(rules, rules_array, spec, boards, negate, seed, first, n, truncate, 
     """One task: trials ``first .. first + n - 1`` of every start; rows per start (side on roll at the start)."""
     strategy = as_strategy(spec).for_rules(rules)
     seats = lowered(strategy, strategy)
-    memory = worker_memory(int(seats.widths[:, :2].max()))
+    memory = pairing_memory(seats)
     keys = block_keys(seed, first, n)
     out = []
     for board, flip_result in zip(boards, negate):
