@@ -9,7 +9,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from acesim.analyses.luck import bonus_choices
 from acesim.cli import app
+from acesim.engine.games import trace_games
+from acesim.engine.rules import Ruleset
 
 runner = CliRunner()
 SMALL = ["--games", "150", "--equity-games", "60", "--luck-games", "6", "--ladder-games", "4", "--workers", "1"]
@@ -67,6 +70,21 @@ def test_report_is_reproducible(report, tmp_path):
         assert (out / name).read_bytes().replace(str(out).encode(), b"OUT") == \
             (report / name).read_bytes().replace(str(report).encode(), b"OUT"), name
     assert "written" not in json.loads((report / "report.json").read_text())
+
+
+def test_chosen_doubles_count_every_traced_game(report):
+    """The double chosen after a 1-2, by phase, counts the equity fit's games as well as the luck games:
+    the 60 + 6 games ``trace_games`` plays from game 0 (a chunk of games plays what the whole run would)."""
+    table = pd.read_csv(report / "tables" / "chosen_by_phase.csv")
+    european = table[table["rules"] == "european"]
+    expected = bonus_choices(trace_games(Ruleset.preset("european"), "learned:any", "learned:any", 9, 0, 66))
+    assert european.groupby("phase")["total"].first().to_dict() == expected["phase"].value_counts().to_dict()
+    chosen = european.groupby(["phase", "face"])["chosen"].first()
+    for (phase, face), n in expected.value_counts(["phase", "bonus_double"]).items():
+        assert chosen[(phase, face)] == n
+    assert european["chosen"].sum() == len(expected) > 60  # not the 6 luck games' choices alone
+    assert (table[table["rules"] == "backgammon"]["total"] == 0).all() or \
+        (table["rules"] == "backgammon").sum() == 0  # no 1-2 bonus in backgammon
 
 
 def test_report_speaks_first_in_words(report):

@@ -303,8 +303,8 @@ def chosen_doubles(df: pd.DataFrame) -> pd.DataFrame:
 def chosen_doubles_by_phase(rolls: pd.DataFrame) -> pd.DataFrame:
     """The double played after each 1-2, by the game phase the 1-2 was rolled in.
 
-    ``rolls`` is ``analyses.luck.trace_luck``'s per-roll table (its ``phase``
-    and ``bonus_double`` columns).  Columns: ``phase``, ``face``, ``chosen``,
+    ``rolls`` has the ``phase`` and ``bonus_double`` columns of ``analyses.luck.trace_luck``'s
+    per-roll table (``luck.bonus_choices`` gives them for traced games not valued).  Columns: ``phase``, ``face``, ``chosen``,
     ``total`` (1-2 bonuses played in that phase), ``share``, ``ci95_low``,
     ``ci95_high`` (Wilson; choices within a game are not independent).
     """

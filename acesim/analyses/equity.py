@@ -125,6 +125,7 @@ def equity_models(
     equity: str = "auto",
     holdout: float = 0.2,
     among: Sequence[Ruleset] = (),
+    traces: Traces | None = None,
 ) -> EquityChoice:
     """Fit the logistic V, calibrate it and a learned network on the same held-out games, pick one.
 
@@ -136,7 +137,9 @@ def equity_models(
     coin flip between two well-calibrated models, and a blunt V leaves much of the result to
     neither luck nor skill.  With ``among`` (every rule set of a comparison),
     ``auto`` offers the one shipped model that plays all of them, so that
-    one comparison never measures its rule sets with different instruments.
+    one comparison never measures its rule sets with different instruments.  ``traces``: the ``games``
+    games ``trace_games`` plays from game 0 of ``seed``, when the caller has them (the report counts
+    the doubles chosen in them too); else they are played here.
     """
     learned_model = None
     if equity.startswith("learned:"):
@@ -146,7 +149,7 @@ def equity_models(
         learned_model = shipped_for(rules, *among)
     else:
         raise AcesimError(f"unknown equity model {equity!r}; use auto, logistic or learned:PATH")
-    model, test, boards, base_rate = _fit(rules, strategy, games, seed, holdout)
+    model, test, boards, base_rate = _fit(rules, strategy, games, seed, holdout, traces)
     y = test["won"].to_numpy()
     calibrations = {"logistic": calibrate_probabilities(model.predict(test[list(LK.INPUTS)].to_numpy()), y,
                                                         base_rate, test)}
@@ -175,14 +178,15 @@ def fit_equity(
     return model, calibrate(model, test, base_rate)
 
 
-def _fit(rules, strategy, games, seed, holdout):
+def _fit(rules, strategy, games, seed, holdout, traces=None):
     """The logistic V, the held-out positions (inputs and boards) and the training win rate."""
     if games < 10:
         raise AcesimError(f"the equity model needs at least 10 games, got {games}")
     if not 0 < holdout < 1:
         raise AcesimError(f"the held-out share must be between 0 and 1, got {holdout}")
     s = as_strategy(strategy)
-    traces = trace_games(rules, s, s, seed, 0, games)
+    if traces is None:
+        traces = trace_games(rules, s, s, seed, 0, games)
     frame = positions(traces)
     cut = traces.games[int(len(traces.games) * (1 - holdout))]
     held_out = (frame["game"] >= cut).to_numpy()

@@ -21,7 +21,7 @@ from acesim import __version__
 from acesim.analyses import bonus as B, compare as C
 from acesim.analyses.elo import bradley_terry, skill_spread
 from acesim.analyses.equity import equity_models
-from acesim.analyses.luck import FORMULAS, luck_summary, trace_luck
+from acesim.analyses.luck import FORMULAS, bonus_choices, luck_summary, trace_luck
 from acesim.common import files as io
 from acesim.common.cluster import backend_for
 from acesim.common.errors import AcesimError
@@ -183,6 +183,9 @@ class RuleSetResult:
     brier_constant: float = float("nan")
     equity_positions: int = 0
     rolls: pd.DataFrame | None = None
+    # the double played after each 1-2 of every traced game, the equity fit's and the luck games', and
+    # its phase: counting the luck games' alone would leave most of the traced choices out
+    choices: pd.DataFrame | None = None
     luck_games: pd.DataFrame | None = None
     luck: dict = field(default_factory=dict)
     ladder: pd.DataFrame | None = None
@@ -211,7 +214,10 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
         first, n = args
         return play_games(rules, n, plan.seed, s, s, first_game=first)
     if stage == "equity":
-        return equity_models(rules, s, plan.equity_games, plan.seed, plan.equity, among=plan.rulesets)
+        traces = trace_games(rules, s, s, plan.seed, 0, plan.equity_games)
+        choice = equity_models(rules, s, plan.equity_games, plan.seed, plan.equity, among=plan.rulesets,
+                               traces=traces)
+        return choice, bonus_choices(traces)
     if stage == "ladder":
         x, y = (load_strategy(spec) for spec in args)
         (match,) = ladder(rules, [x, y], plan.ladder_games, plan.seed, workers=1)
@@ -286,6 +292,7 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
             elif stage == "ladder":
                 matches.setdefault(i, []).append(out)
             elif stage == "equity":
+                out, r.choices = out
                 models[i] = out.model
                 calibration = out.calibration
                 r.calibration = pd.concat(
@@ -319,6 +326,7 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
             if not traced:
                 raise AcesimError("no finished game to trace")
             r.rolls = pd.concat([rolls for rolls, _ in traced], ignore_index=True)
+            r.choices = pd.concat([r.choices, r.rolls[list(r.choices.columns)]], ignore_index=True)
             r.luck_games = pd.concat([games for _, games in traced], ignore_index=True)
             r.too_long = sum(too_long for _, _, too_long in parts)
             r.luck = luck_summary(r.luck_games, r.rules.name, r.player, r.player)
@@ -378,7 +386,7 @@ def tables(plan: ReportPlan, results: list[RuleSetResult]) -> dict[str, pd.DataF
         )
         out["roll_values"] = pd.concat([B.roll_values(r.rolls).assign(rules=r.rules.name) for r in results])
         out["chosen_by_phase"] = pd.concat(
-            [B.chosen_doubles_by_phase(r.rolls).assign(rules=r.rules.name) for r in results]
+            [B.chosen_doubles_by_phase(r.choices).assign(rules=r.rules.name) for r in results]
         )
     if plan.needs("bonus", "luck"):
         out["calibration"] = pd.concat([r.calibration.assign(rules=r.rules.name) for r in results])
@@ -412,7 +420,7 @@ def figures(plan: ReportPlan, results: list[RuleSetResult], t: dict[str, pd.Data
             per = {n: g.drop(columns="rules") for n, g in t[f"win_by_{column}"].groupby("rules", sort=False)}
             figs[f"win_by_{column}"] = PB.win_by_difference_chart({n: per[n] for n in names}, column)
         figs["roll_values"] = PL.roll_value_chart({r.rules.name: B.roll_values(r.rolls) for r in results})
-        phase = {r.rules.name: B.chosen_doubles_by_phase(r.rolls) for r in results}
+        phase = {r.rules.name: B.chosen_doubles_by_phase(r.choices) for r in results}
         phase = {n: v for n, v in phase.items() if len(v)}
         if phase:
             figs["chosen_by_phase"] = PL.phase_choice_chart(phase)
@@ -613,7 +621,8 @@ def _method_lines(plan: ReportPlan) -> list[str]:
         f"Sizes per rule set: {plan.games:,} games for the comparison and the bonus-roll figures "
         f"(common random numbers: game i has the same dice stream under every rule set); "
         f"{plan.equity_games:,} games to fit the equity model (the last 20% held out for its calibration); "
-        f"{plan.luck_games:,} further games whose every roll is valued against all 21 rolls; "
+        f"{plan.luck_games:,} further games whose every roll is valued against all 21 rolls (the double "
+        f"chosen after a 1-2, by phase, is counted over these and the equity model's games); "
         f"{plan.ladder_games:,} games per pairing and seat order in the skill ladder of "
         f"{', '.join(plan.ladder_strategies)}.",
         "",
