@@ -756,7 +756,8 @@ def train(
                         "rule-reading model for a rule-reading run. A --hidden wider than its one hidden "
                         "layer widens it: the new units come from the seed, with output weights of 0.")] = None,
     encoding: Annotated[int, typer.Option(
-        "--encoding", help="The inputs a new network reads: 1, the board and the heuristic's features; 2, "
+        "--encoding", help="The inputs a new network reads: 0, the board alone (faster to play); 1, the "
+                           "board and the heuristic's features; 2, "
                            "those and the contact between the armies (docs/learned.md). A --start network "
                            "reads by its own.")] = 1,
     activation: Annotated[Optional[str], typer.Option(

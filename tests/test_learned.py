@@ -140,7 +140,8 @@ def reference_context(side: np.ndarray) -> list[float]:
 
 @pytest.mark.parametrize("hidden,rules,encoding,activation", [
     ((12, 0), EUROPEAN, 1, "logistic"), ((10, 6), AMERICAN, 1, "logistic"), ((9, 0), BACKGAMMON, 1, "logistic"),
-    ((8, 0), AMERICAN, 2, "logistic"), ((12, 0), EUROPEAN, 1, "hard-sigmoid"), ((10, 6), AMERICAN, 1, "hard-sigmoid")])
+    ((8, 0), AMERICAN, 2, "logistic"), ((12, 0), EUROPEAN, 1, "hard-sigmoid"), ((10, 6), AMERICAN, 1, "hard-sigmoid"),
+    ((12, 0), EUROPEAN, 0, "logistic"), ((9, 0), BACKGAMMON, 0, "hard-sigmoid")])
 def test_a_plays_equity_from_its_roots_sums_is_the_encoded_ones(hidden, rules, encoding, activation):
     """``play_equity`` (the root's first-layer sums plus the rows of the inputs a play changed) gives
     ``equity_of`` of the play's position to rounding, whatever the play changed: hits, entering,
@@ -224,8 +225,32 @@ def test_encoding_two_equals_its_reference(boards, hidden):
     assert 0 < contact < 2 * len(boards[::2])  # both kinds of position were checked
 
 
+def test_encoding_zero_is_encoding_one_but_the_features(boards):
+    """Encoding 0: encoding 1's units of the board, no feature unit, and a network whose feature rows are
+    zero and stay zero in training (their inputs are never set)."""
+    one = L.new_model(BACKGAMMON, (6, 0), seed=4)
+    zero = L.new_model(BACKGAMMON, (6, 0), seed=4, encoding=0)
+    assert int(zero[N.M_INPUTS]) == N.n_inputs(0) == N.N_NET_INPUTS
+    features = np.zeros(N.N_NET_INPUTS, dtype=bool)
+    for side in range(2):
+        features[side * N.SIDE_INPUTS + N.U_FEATURES : side * N.SIDE_INPUTS + N.U_FEATURES + N.N_FEATURES] = True
+    ns = N.new_net_scratch()
+    for board in boards[::3]:
+        for view in (0, 1):
+            n = N.encode_for(zero, board, view, ns)
+            got = dict(zip(ns.idx[:n].tolist(), ns.val[:n].tolist()))
+            expected = reference_inputs(board, view)
+            assert got == {i: v for i, v in enumerate(expected) if v != 0 and not features[i]}
+            assert N.encode_for(one, board, view, ns) > n  # encoding 1 reads some feature of every position
+    rows = lambda m: m[N.HEADER : N.HEADER + N.N_NET_INPUTS * 6].reshape(N.N_NET_INPUTS, 6)
+    assert not rows(zero)[features].any() and rows(zero)[~features].all()
+    assert np.array_equal(rows(zero)[~features], rows(one)[~features])  # the same draws otherwise
+    trained, _ = L.train(BACKGAMMON, 32, 3, (6, 0), eval_every=0, eval_games=2, encoding=0)
+    assert not rows(trained)[features].any() and not np.array_equal(rows(trained), rows(zero))
+
+
 def test_the_encoding_is_chosen_and_kept(tmp_path):
-    with pytest.raises(AcesimError, match="the encoding must be one of 1, 2, got 3"):
+    with pytest.raises(AcesimError, match="the encoding must be one of 0, 1, 2, got 3"):
         L.new_model(BACKGAMMON, (4, 0), 1, encoding=3)
     array, _ = L.train(BACKGAMMON, 16, 3, (4, 0), eval_every=0, eval_games=2, encoding=2)
     path = tmp_path / "e2.npz"
@@ -246,7 +271,7 @@ def test_train_encoding_on_the_command_line(tmp_path):
     assert result.exit_code == 0, result.output
     assert int(L.load_model(out).array[N.M_INPUTS]) == N.n_inputs(2)
     assert_one_line_error(run("train", "--rules", "backgammon", "--games", "16", "--encoding", "3", "--no-progress",
-                              "--out", str(tmp_path / "x.npz")), "the encoding must be one of 1, 2, got 3")
+                              "--out", str(tmp_path / "x.npz")), "the encoding must be one of 0, 1, 2, got 3")
     assert_one_line_error(run("train", "--rules", "backgammon", "--games", "16", "--start", str(out), "--encoding",
                               "1", "--no-progress", "--out", str(tmp_path / "y.npz")),
                           "reads positions by encoding 2; drop --encoding 1")

@@ -31,6 +31,10 @@ side counted on its own points 1..24 (point 1 is the last before bearing off):
   (``kernels.evaluate.FEATURES``, counted from that side's view), each divided
   by ``FEATURE_SCALE`` so that it stays within a few units.
 
+Encoding 0 reads encoding 1's units but the 13 features: they are never
+computed, so a play scored costs no summary of either side, and its
+network's rows for them are zero (the layout stays encoding 1's).
+
 Encoding 2 adds, after those, ``CONTEXT_INPUTS`` units for each side (the
 side on roll's first), which describe the contact between the two armies
 the way GNU Backgammon's inputs do (its documentation; written anew here):
@@ -102,7 +106,7 @@ HARD_NET_TAG = 2.0  # hard-sigmoid hidden units
 NET_TAGS = (NET_TAG, HARD_NET_TAG)
 LOGISTIC_TAG = 0.0
 ENCODING_VERSION = 1  # what a new network reads unless it is told otherwise
-ENCODINGS = (1, 2)
+ENCODINGS = (0, 1, 2)
 OBJECTIVE_WINS, OBJECTIVE_POINTS = 0, 1
 
 SIDE_INPUTS = 4 * N_POINTS + 5 + N_FEATURES
@@ -119,8 +123,8 @@ FEATURE_SCALE = np.array([5.0, 15.0, 10.0, 5.0, 7.0, 6.0, 6.0, 4.0, 6.0, 15.0, 1
 
 
 def n_inputs(encoding: int) -> int:
-    """How many inputs a network of ``encoding`` reads."""
-    return N_NET_INPUTS if encoding == 1 else N_NET_INPUTS + 2 * CONTEXT_INPUTS
+    """How many inputs a network of ``encoding`` reads (encoding 0: encoding 1's, its feature rows zero)."""
+    return N_NET_INPUTS if encoding <= 1 else N_NET_INPUTS + 2 * CONTEXT_INPUTS
 
 
 def _escape_table() -> np.ndarray:
@@ -215,10 +219,11 @@ def _features(position, base, ns, n):
 
 
 @njit(cache=True, _nrt=False)
-def encode(board, view, ns):
+def encode(board, view, ns, features=True):
     """The active inputs of ``board`` into ``ns.idx``/``ns.val``; returns how many.
 
-    ``view`` is the side on roll: 0 for the board's mover, 1 for its opponent.
+    ``view`` is the side on roll: 0 for the board's mover, 1 for its opponent.  Without ``features``
+    (encoding 0) the features' units are left out, and ``ns.board`` is not the flipped board.
     """
     idx, val = ns.idx, ns.val
     n = 0
@@ -268,6 +273,8 @@ def encode(board, view, ns):
             idx[n] = base + U_PIPS
             val[n] = pips / 100.0
             n += 1
+    if not features:
+        return n
     flip(board, ns.board)
     if view == 0:
         n = _features(board, 0, ns, n)
@@ -335,7 +342,7 @@ def _context(board, base, ns, n):
 @njit(cache=True, _nrt=False)
 def encode_for(model, board, view, ns):
     """``encode``, and the units of ``model``'s encoding beyond the first (module docstring)."""
-    n = encode(board, view, ns)
+    n = encode(board, view, ns, model[M_ENCODING] != 0)
     if model[M_ENCODING] >= 2:
         # ``encode`` left the flipped board in ``ns.board``
         if view == 0:
@@ -678,11 +685,11 @@ def _summarize_side(board, view, s, ns):
 def set_root(model, board, view, ns):
     """Make ``board`` with side ``view`` on roll the position ``play_equity`` counts changes from.
 
-    Only for a network of encoding 1 (``play_equity`` encodes any other afresh).
+    Only for a network of encoding 0 or 1 (``play_equity`` encodes any other afresh).
     """
     H1 = int(model[M_HIDDEN1])
     b1 = HEADER + int(model[M_INPUTS]) * H1
-    n = encode(board, view, ns)
+    n = encode(board, view, ns, model[M_ENCODING] != 0)
     root = ns.root
     if model[M_TAG] == HARD_NET_TAG:
         w32 = first_layer32(model)
@@ -775,7 +782,7 @@ def play_outputs(model, board, view, ns):
             idx[n] = base + U_PIPS
             val[n] = b / 100.0 - a / 100.0
             n += 1
-    for s in range(2):
+    for s in range(2 if model[M_ENCODING] != 0 else 0):  # encoding 0 reads no feature
         _summarize_side(board, view, s, ns)
         base = s * SIDE_INPUTS + U_FEATURES
         for f in range(N_FEATURES):

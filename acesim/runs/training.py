@@ -97,6 +97,13 @@ def _new_network(hidden: tuple[int, int], seed: int, encoding: int, outputs: int
     header[N.M_OBJECTIVE] = objective
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2**32 - 1,)))
     weights = rng.uniform(-0.1, 0.1, N.n_parameters(N.n_inputs(encoding), h1, h2, outputs))
+    if encoding == 0:
+        # the features' rows: their inputs are never set, so they stay zero and add nothing to the
+        # tangent either (kernels.net)
+        first = weights[: N.n_inputs(encoding) * h1].reshape(-1, h1)
+        for side in range(2):
+            unit = side * N.SIDE_INPUTS + N.U_FEATURES
+            first[unit : unit + N.N_FEATURES] = 0.0
     return np.concatenate([header, weights])
 
 
