@@ -234,6 +234,7 @@ def test_encoding_zero_is_encoding_one_but_the_features(boards):
     features = np.zeros(N.N_NET_INPUTS, dtype=bool)
     for side in range(2):
         features[side * N.SIDE_INPUTS + N.U_FEATURES : side * N.SIDE_INPUTS + N.U_FEATURES + N.N_FEATURES] = True
+    assert features.sum() == 2 * N.N_FEATURES and features[N.FEATURE_UNITS].all()
     ns = N.new_net_scratch()
     for board in boards[::3]:
         for view in (0, 1):
@@ -247,6 +248,19 @@ def test_encoding_zero_is_encoding_one_but_the_features(boards):
     assert np.array_equal(rows(zero)[~features], rows(one)[~features])  # the same draws otherwise
     trained, _ = L.train(BACKGAMMON, 32, 3, (6, 0), eval_every=0, eval_games=2, encoding=0)
     assert not rows(trained)[features].any() and not np.array_equal(rows(trained), rows(zero))
+
+
+def test_an_encoding_zero_model_that_weighs_features_is_refused(tmp_path):
+    """A network of encoding 0 never sets its feature units; a file that weighs them anyway (made by hand:
+    training keeps them zero) is one line, since the doubles' tangent would read those weights."""
+    array, _ = L.train(BACKGAMMON, 16, 3, (4, 0), eval_every=0, eval_games=2, encoding=0)
+    good, bad = tmp_path / "good.npz", tmp_path / "bad.npz"
+    L.save_model(good, array, BACKGAMMON, {})
+    assert int(L.load_model(good).array[N.M_ENCODING]) == 0
+    array[N.HEADER + N.FEATURE_UNITS[5] * 4 + 2] = 0.25
+    L.save_model(bad, array, BACKGAMMON, {})
+    with pytest.raises(AcesimError, match="reads positions by encoding 0 but weighs the features it does not read"):
+        L.load_model(bad)
 
 
 def test_the_encoding_is_chosen_and_kept(tmp_path):

@@ -304,6 +304,9 @@ def load_model(path: str | Path) -> LearnedModel:
         raise AcesimError(f"{where} has {len(array)} numbers; its layer sizes need {expected}")
     if not np.isfinite(array).all():
         raise AcesimError(f"{where} has weights that are not finite numbers")
+    if encoding == 0 and array[N.HEADER : N.HEADER + inputs * h1].reshape(inputs, h1)[N.FEATURE_UNITS].any():
+        # its plays never set those inputs, but its tangent would read their weights (kernels.net)
+        raise AcesimError(f"{where} reads positions by encoding 0 but weighs the features it does not read")
     _refuse_huge(where, array[N.HEADER:], "weights")
     if meta.get("rules_version") != RULES_VERSION:
         raise AcesimError(f"{where} was trained under rules version {meta.get('rules_version')}; "

@@ -120,6 +120,8 @@ U_BAR, U_ANY_WAITING, U_WAITING, U_OFF, U_PIPS = range(4 * N_POINTS, 4 * N_POINT
 U_FEATURES = 4 * N_POINTS + 5
 # pip_lead, off, shots, blots, made, home_made, prime, opp_bar, stacked, home, outside_board, anchors, trap
 FEATURE_SCALE = np.array([5.0, 15.0, 10.0, 5.0, 7.0, 6.0, 6.0, 4.0, 6.0, 15.0, 15.0, 6.0, 6.0])
+# both sides' feature units, which a network of encoding 0 weighs 0 (it never sets them)
+FEATURE_UNITS = np.concatenate([s * SIDE_INPUTS + U_FEATURES + np.arange(N_FEATURES) for s in range(2)])
 
 
 def n_inputs(encoding: int) -> int:

@@ -100,10 +100,7 @@ def _new_network(hidden: tuple[int, int], seed: int, encoding: int, outputs: int
     if encoding == 0:
         # the features' rows: their inputs are never set, so they stay zero and add nothing to the
         # tangent either (kernels.net)
-        first = weights[: N.n_inputs(encoding) * h1].reshape(-1, h1)
-        for side in range(2):
-            unit = side * N.SIDE_INPUTS + N.U_FEATURES
-            first[unit : unit + N.N_FEATURES] = 0.0
+        weights[: N.n_inputs(encoding) * h1].reshape(-1, h1)[N.FEATURE_UNITS] = 0.0
     return np.concatenate([header, weights])
 
 
