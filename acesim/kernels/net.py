@@ -341,10 +341,16 @@ def _context(board, base, ns, n):
     return n
 
 
+@njit(cache=True, inline="always")
+def reads_features(model):
+    """Whether ``model`` reads the features (every encoding but 0)."""
+    return model[M_ENCODING] != 0
+
+
 @njit(cache=True, _nrt=False)
 def encode_for(model, board, view, ns):
     """``encode``, and the units of ``model``'s encoding beyond the first (module docstring)."""
-    n = encode(board, view, ns, model[M_ENCODING] != 0)
+    n = encode(board, view, ns, reads_features(model))
     if model[M_ENCODING] >= 2:
         # ``encode`` left the flipped board in ``ns.board``
         if view == 0:
@@ -691,7 +697,7 @@ def set_root(model, board, view, ns):
     """
     H1 = int(model[M_HIDDEN1])
     b1 = HEADER + int(model[M_INPUTS]) * H1
-    n = encode(board, view, ns, model[M_ENCODING] != 0)
+    n = encode(board, view, ns, reads_features(model))
     root = ns.root
     if model[M_TAG] == HARD_NET_TAG:
         w32 = first_layer32(model)
@@ -784,7 +790,7 @@ def play_outputs(model, board, view, ns):
             idx[n] = base + U_PIPS
             val[n] = b / 100.0 - a / 100.0
             n += 1
-    for s in range(2 if model[M_ENCODING] != 0 else 0):  # encoding 0 reads no feature
+    for s in range(2 if reads_features(model) else 0):
         _summarize_side(board, view, s, ns)
         base = s * SIDE_INPUTS + U_FEATURES
         for f in range(N_FEATURES):

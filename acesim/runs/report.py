@@ -292,14 +292,14 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
             elif stage == "ladder":
                 matches.setdefault(i, []).append(out)
             elif stage == "equity":
-                out, r.choices = out
-                models[i] = out.model
-                calibration = out.calibration
+                equity, r.choices = out
+                models[i] = equity.model
+                calibration = equity.calibration
                 r.calibration = pd.concat(
                     [c.bins.assign(model=name, brier=c.brier, reliability=c.reliability)
-                     for name, c in out.calibrations.items()]
+                     for name, c in equity.calibrations.items()]
                 )
-                r.equity_model = out.chosen
+                r.equity_model = equity.chosen
                 r.brier, r.brier_constant = calibration.brier, calibration.brier_constant
                 r.equity_positions = calibration.positions
         for i, frames in records.items():
