@@ -12,8 +12,9 @@ from acesim.analyses.equity import fit_equity, positions, trace_games
 from acesim.analyses.logistic import fit_logistic, sigmoid
 from acesim.analyses.luck import luck_summary, trace_luck
 from acesim.common.errors import AcesimError
-from acesim.engine.games import play_games
+from acesim.engine.games import play_games, play_records, traced_records
 from acesim.engine.rules import Ruleset
+from acesim.engine.strategies import load_strategy
 from acesim.kernels import dice_luck as LK, game_loop as K
 
 EUROPEAN = Ruleset.preset("european")
@@ -45,6 +46,20 @@ def test_traced_games_are_the_games_play_games_plays(rules):
     rolls_per_game = traces.records[:, K.ROLLS] + traces.records[:, K.ROLLS + 1]
     assert np.array_equal(np.diff(traces.start), rolls_per_game)
     assert traces.too_long == 0
+
+
+def test_records_of_traced_games_replay_the_games_the_traces_left_out():
+    """A game the traces do not hold (unfinished, too long to keep: here taken out) is played again alone,
+    so the rows are ``play_records``'s whichever games the traces kept; games outside the range are ignored."""
+    traces = trace_games(EUROPEAN, "expert", "safe", seed=11, first_game=3, n_games=25)
+    expected = play_records(EUROPEAN, *(load_strategy(s) for s in ("expert", "safe")), 11, 5, 20)
+    assert np.array_equal(traced_records(traces, EUROPEAN, "expert", "safe", 11, 5, 20), expected)
+    keep = np.isin(traces.games, [6, 7, 20], invert=True)
+    assert keep.sum() == len(traces.games) - 3
+    fewer = dataclasses.replace(traces, games=traces.games[keep], records=traces.records[keep])
+    assert np.array_equal(traced_records(fewer, EUROPEAN, "expert", "safe", 11, 5, 20), expected)
+    # a wrong player's replay would not match: the left-out games are really played, by the named players
+    assert not np.array_equal(traced_records(fewer, EUROPEAN, "expert", "racer", 11, 5, 20), expected)
 
 
 def test_logistic_fit_recovers_known_coefficients():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -11,8 +12,10 @@ from typer.testing import CliRunner
 
 from acesim.analyses.luck import bonus_choices
 from acesim.cli import app
-from acesim.engine.games import trace_games
+from acesim.engine.games import play_games, trace_games
 from acesim.engine.rules import Ruleset
+from acesim.runs.options import AnalysisOptions
+from acesim.runs.report import analysis_plan, build
 
 runner = CliRunner()
 SMALL = ["--games", "150", "--equity-games", "60", "--luck-games", "6", "--ladder-games", "4", "--workers", "1"]
@@ -84,6 +87,22 @@ def test_chosen_doubles_count_every_traced_game(report):
         assert chosen[(phase, face)] == n
     assert european["chosen"].sum() == len(expected) > 60  # not the 6 luck games' choices alone
     assert (table[table["rules"] == "backgammon"]["total"] == 0).all()  # no 1-2 bonus in backgammon (no rows)
+
+
+def test_comparison_records_are_the_games_played_from_game_0():
+    """The comparison's records reuse the equity fit's and the luck games' traces (games 0 .. 65 here)
+    and play the rest: the same table, row for row, as playing all 150 games."""
+    plan = analysis_plan("bonus", ("bonus",), AnalysisOptions("european", games=150, equity_games=60,
+                                                            luck_games=6, seed=9))
+    assert plan.traced_for_records() == 66 and plan.games_to_play() == 150
+    (result,) = build(plan)
+    expected = play_games(Ruleset.preset("european"), 150, 9, "learned:any", "learned:any")
+    pd.testing.assert_frame_equal(result.records, expected)
+    # fewer comparison games than traced ones: the first of the traces only
+    small = dataclasses.replace(plan, games=40)
+    assert small.traced_for_records() == 40
+    (result,) = build(small)
+    pd.testing.assert_frame_equal(result.records, expected.iloc[:40])
 
 
 def test_report_speaks_first_in_words(report):

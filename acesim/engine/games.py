@@ -170,6 +170,30 @@ def trace_games(
     )
 
 
+def traced_records(
+    traces: Traces,
+    rules: Ruleset,
+    strategy_a: Strategy | str,
+    strategy_b: Strategy | str,
+    seed: int,
+    first_game: int,
+    n_games: int,
+    turn_cap: int = DEFAULT_TURN_CAP,
+) -> np.ndarray:
+    """The kernel rows of games ``first_game .. first_game + n_games - 1``, as ``play_records`` gives them,
+    taken from ``traces`` of the same players, seed and cap; a game the traces left out (unfinished, or
+    too long to keep) is played again, alone, as every game's dice are its own."""
+    rows = np.zeros((n_games, K.N_RECORD), dtype=np.int64)
+    held = np.zeros(n_games, dtype=bool)
+    inside = (traces.games >= first_game) & (traces.games < first_game + n_games)
+    rows[traces.games[inside] - first_game] = traces.records[inside]
+    held[traces.games[inside] - first_game] = True
+    a, b = as_strategy(strategy_a), as_strategy(strategy_b)
+    for k in np.flatnonzero(~held):
+        rows[k] = play_records(rules, a, b, seed, first_game + int(k), 1, turn_cap)[0]
+    return rows
+
+
 TRACE_ROWS = 2048  # states kept per training game; a longer game teaches nothing (and is counted)
 
 

@@ -28,7 +28,7 @@ from acesim.common.errors import AcesimError
 from acesim.common.stats import Z95, wilson
 from acesim.common.tasks import check_workers, map_tasks
 from acesim.common.terminal import markdown_table
-from acesim.engine.games import play_games, trace_games
+from acesim.engine.games import play_games, records_frame, trace_games, traced_records
 from acesim.engine.model_files import load_model, model_path
 from acesim.engine.rules import RULES_VERSION, Ruleset, load_rulesets
 from acesim.engine.strategies import BEST, load_strategy, resolve_spec
@@ -69,13 +69,20 @@ class ReportPlan:
         total = 0
         for rules in self.rulesets:
             if self.needs("compare", "bonus"):
-                total += self.games
+                total += self.games - self.traced_for_records()
             if self.needs("bonus", "luck"):
                 total += self.equity_games + self.luck_games
             if self.needs("luck"):
                 pairings = len(self.ladder_for(rules)) * (len(self.ladder_for(rules)) - 1) // 2
                 total += 2 * self.ladder_games * pairings
         return total
+
+    def traced_for_records(self) -> int:
+        """How many of the comparison's games, from game 0, the equity fit's and the luck games' traces
+        hold: the same player, rules, seed and index make the same game, so they are not played again."""
+        if not self.needs("compare", "bonus") or not self.needs("bonus", "luck"):
+            return 0
+        return min(self.games, self.equity_games + self.luck_games)
 
     @property
     def player(self) -> str:
@@ -217,7 +224,7 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
         traces = trace_games(rules, s, s, plan.seed, 0, plan.equity_games)
         choice = equity_models(rules, s, plan.equity_games, plan.seed, plan.equity, among=plan.rulesets,
                                traces=traces)
-        return choice, bonus_choices(traces)
+        return choice, bonus_choices(traces), _comparison_records(plan, rules, traces, 0, plan.equity_games)
     if stage == "ladder":
         x, y = (load_strategy(spec) for spec in args)
         (match,) = ladder(rules, [x, y], plan.ladder_games, plan.seed, workers=1)
@@ -225,23 +232,34 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
     if stage == "luck":
         first, n, model = args
         # the luck games follow the equity model's games: the model never saw them
+        first += plan.equity_games
         try:
-            traces = trace_games(rules, s, s, plan.seed, plan.equity_games + first, n)
+            traces = trace_games(rules, s, s, plan.seed, first, n)
         except AcesimError:
             # no game of this chunk could be traced: the finished ones were too long to keep
-            records = play_games(rules, n, plan.seed, s, s, first_game=plan.equity_games + first)
-            return None, None, int((records["unfinished"] == 0).sum())
+            records = play_games(rules, n, plan.seed, s, s, first_game=first)
+            kept = records.iloc[: max(0, plan.traced_for_records() - first)]
+            return None, None, int((records["unfinished"] == 0).sum()), kept if len(kept) else None
         rolls, games = trace_luck(rules, traces, s, s, model)
-        return rolls, games, traces.too_long
+        return rolls, games, traces.too_long, _comparison_records(plan, rules, traces, first, n)
     if stage == "elo":
         (table,) = args
         return bradley_terry(table, bootstrap=200, seed=plan.seed)
     raise AssertionError(f"unknown report stage {stage!r}")
 
 
-def _chunks(games: int, size: int) -> list[tuple[int, int]]:
-    """``(first game, number of games)`` of each chunk of ``size`` games."""
-    return [(g, min(size, games - g)) for g in range(0, games, size)]
+def _comparison_records(plan: ReportPlan, rules: Ruleset, traces, first: int, n: int) -> pd.DataFrame | None:
+    """The records of those of traced games ``first .. first + n - 1`` that the comparison holds, or None."""
+    n = min(n, plan.traced_for_records() - first)
+    if n <= 0:
+        return None
+    s = load_strategy(plan.player)
+    return records_frame(traced_records(traces, rules, s, s, plan.seed, first, n), rules, s, s, plan.seed, first)
+
+
+def _chunks(first: int, end: int, size: int) -> list[tuple[int, int]]:
+    """``(first game, number of games)`` of each chunk of ``size`` games from ``first`` up to ``end``."""
+    return [(g, min(size, end - g)) for g in range(first, end, size)]
 
 
 def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | None = None) -> list[RuleSetResult]:
@@ -279,20 +297,26 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
             first += [("ladder", i, pair, 2 * plan.ladder_games)
                       for i, rules in enumerate(plan.rulesets) for pair in combinations(plan.ladder_for(rules), 2)]
         if plan.needs("compare", "bonus"):
+            traced = plan.traced_for_records()
+            size = default_chunk_size(max(1, plan.games - traced), workers, dask)
             first += [("games", i, (g, n), n) for i in range(len(plan.rulesets))
-                      for g, n in _chunks(plan.games, default_chunk_size(plan.games, workers, dask))]
+                      for g, n in _chunks(traced, plan.games, size)]
         played = run(first)
-        records: dict[int, list] = {}
+        # the comparison's records, each in game order: those of the equity fit's and the luck games'
+        # traces, then those of the games played for the comparison alone
+        from_traces: dict[int, list] = {i: [] for i in range(len(plan.rulesets))}
+        from_play: dict[int, list] = {}
         matches: dict[int, list] = {}
         models = {}
         for (stage, i, _args, _), out in zip(first, played):
             r = results[i]
             if stage == "games":
-                records.setdefault(i, []).append(out)
+                from_play.setdefault(i, []).append(out)
             elif stage == "ladder":
                 matches.setdefault(i, []).append(out)
             elif stage == "equity":
-                equity, r.choices = out
+                equity, r.choices, kept = out
+                from_traces[i].append(kept)
                 models[i] = equity.model
                 calibration = equity.calibration
                 r.calibration = pd.concat(
@@ -302,9 +326,6 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
                 r.equity_model = equity.chosen
                 r.brier, r.brier_constant = calibration.brier, calibration.brier_constant
                 r.equity_positions = calibration.positions
-        for i, frames in records.items():
-            results[i].records = pd.concat(frames, ignore_index=True)
-
         second: list[tuple] = []
         for i, rules in enumerate(plan.rulesets):
             if i in matches:
@@ -313,7 +334,7 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
                 second.append(("elo", i, (results[i].ladder,), 0))
         for i in models:  # luck games are slow: small chunks, no Dask minimum
             second += [("luck", i, (g, n, models[i]), n)
-                       for g, n in _chunks(plan.luck_games, default_chunk_size(plan.luck_games, workers))]
+                       for g, n in _chunks(0, plan.luck_games, default_chunk_size(plan.luck_games, workers))]
         valued: dict[int, list] = {}
         for (stage, i, _args, _), out in zip(second, run(second)):
             if stage == "elo":
@@ -322,14 +343,19 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
                 valued.setdefault(i, []).append(out)
         for i, parts in valued.items():
             r = results[i]
-            traced = [(rolls, games) for rolls, games, _ in parts if rolls is not None]
+            traced = [(rolls, games) for rolls, games, _, _ in parts if rolls is not None]
             if not traced:
                 raise AcesimError("no finished game to trace")
             r.rolls = pd.concat([rolls for rolls, _ in traced], ignore_index=True)
             r.choices = pd.concat([r.choices, r.rolls[list(r.choices.columns)]], ignore_index=True)
             r.luck_games = pd.concat([games for _, games in traced], ignore_index=True)
-            r.too_long = sum(too_long for _, _, too_long in parts)
+            r.too_long = sum(too_long for _, _, too_long, _ in parts)
             r.luck = luck_summary(r.luck_games, r.rules.name, r.player, r.player)
+            from_traces[i] += [kept for _, _, _, kept in parts]
+        for i in range(len(plan.rulesets)):
+            frames = [f for f in from_traces[i] + from_play.get(i, []) if f is not None]
+            if frames:
+                results[i].records = pd.concat(frames, ignore_index=True)
     return results
 
 
