@@ -197,6 +197,7 @@ class RuleSetResult:
     luck: dict = field(default_factory=dict)
     ladder: pd.DataFrame | None = None
     elo: pd.DataFrame | None = None
+    bonus_model: pd.DataFrame | None = None
     too_long: int = 0
 
 
@@ -206,6 +207,7 @@ STAGES = {  # what a progress note says a finished task was
     "ladder": "ladder games",
     "luck": "luck games",
     "elo": "Elo ratings",
+    "bonus": "bonus-roll model",
 }
 
 
@@ -245,6 +247,9 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
     if stage == "elo":
         (table,) = args
         return bradley_terry(table, bootstrap=200, seed=plan.seed)
+    if stage == "bonus":
+        (records,) = args
+        return B.bonus_model(records, bootstrap=200, seed=plan.seed)
     raise AssertionError(f"unknown report stage {stage!r}")
 
 
@@ -356,6 +361,11 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
             frames = [f for f in from_traces[i] + from_play.get(i, []) if f is not None]
             if frames:
                 results[i].records = pd.concat(frames, ignore_index=True)
+        # the bonus model's bootstrap refits both models hundreds of times: on the workers, not after them
+        if plan.needs("bonus"):
+            third = [("bonus", i, (r.records,), 0) for i, r in enumerate(results)]
+            for (_, i, _, _), out in zip(third, run(third)):
+                results[i].bonus_model = out
     return results
 
 
@@ -407,9 +417,7 @@ def tables(plan: ReportPlan, results: list[RuleSetResult]) -> dict[str, pd.DataF
             out[f"win_by_{column}"] = pd.concat(
                 [B.win_by_difference(f, column).assign(rules=name) for name, f in frames.items()]
             )
-        out["bonus_model"] = pd.concat(
-            [B.bonus_model(f, bootstrap=200, seed=plan.seed).assign(rules=name) for name, f in frames.items()]
-        )
+        out["bonus_model"] = pd.concat([r.bonus_model.assign(rules=r.rules.name) for r in results])
         out["roll_values"] = pd.concat([B.roll_values(r.rolls).assign(rules=r.rules.name) for r in results])
         out["chosen_by_phase"] = pd.concat(
             [B.chosen_doubles_by_phase(r.choices).assign(rules=r.rules.name) for r in results]
