@@ -6,6 +6,7 @@ The tables of a run killed twice and resumed, and of a run on a Dask
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -18,6 +19,9 @@ import pytest
 from typer.testing import CliRunner
 
 from acesim.cli import app
+from acesim.common.limits import DEFAULT_TURN_CAP
+from acesim.engine.games import play_games
+from acesim.engine.rules import Ruleset
 from acesim.runs import explore as X
 
 runner = CliRunner()
@@ -74,6 +78,21 @@ def test_the_run_writes_design_records_and_report(reference):
     # six rule sets fit the four main terms; a pair's interactions would leave no degree of freedom
     assert set(effects["kind"]) == {"main"} and set(effects["term"]) >= {"doubles=four", "bearoff=standard"}
     assert (effects["m"] == 3).all() and (effects["rule_sets"] == 6).all()
+
+
+@pytest.mark.parametrize("cap", [None, 85])
+def test_self_play_records_are_every_game_played_from_game_0(cap):
+    """The records reuse the equity fit's and the luck games' traces (games 0 .. 25 of 40) and play the
+    rest: the table of playing all 40. Under a turn cap of its own the equity fit's games, traced to
+    the default cap, are played again to the run's, so unfinished games are recorded as the cap ends them."""
+    rules = Ruleset.preset("navy")
+    design = X.Design(rules, (), "full", 0, (rules,), ("base",))
+    plan = X.make_plan(design, "expert", 40, 4, 20, 6, 9, *(() if cap is None else (cap,)))
+    frame = pd.read_parquet(io.BytesIO(X.rule_set_task(plan, 0)["records"]))
+    expected = play_games(rules, 40, 9, "expert", "expert", turn_cap=cap or DEFAULT_TURN_CAP)
+    pd.testing.assert_frame_equal(frame, expected)
+    if cap is not None:
+        assert (expected["unfinished"] > 0).any()  # the cap ends some games: the other branch is exercised
 
 
 def _acesim(*args: str) -> subprocess.Popen:

@@ -38,7 +38,7 @@ from acesim.common.errors import AcesimError
 from acesim.common.inputs import read_plan
 from acesim.common.limits import DEFAULT_TURN_CAP, MAX_GAMES, MAX_TURN_CAP
 from acesim.common.tasks import check_workers, map_tasks
-from acesim.engine.games import play_games, trace_games
+from acesim.engine.games import Traces, play_games, play_records, records_frame, trace_games, traced_records
 from acesim.engine.rules import (KNOB_VALUES, KNOBS, PRESETS, RULES_VERSION, Ruleset, allowed_values, load_ruleset,
                                  parse_override)
 from acesim.engine.strategies import RANDOM_NAME, load_strategy, resolve_spec
@@ -473,14 +473,16 @@ def rule_set_task(plan: Plan, index: int) -> dict:
     """
     rules = plan.rulesets[index]
     s, seed, cap = plan.player, plan.seed, plan.turn_cap
-    records = play_games(rules, plan.games, seed, s, s, turn_cap=cap)
-    # the player in seat A against random, then in seat B, on the same game indices
-    skill = pd.concat([play_games(rules, plan.skill_games, seed, s, RANDOM_NAME, turn_cap=cap),
-                       play_games(rules, plan.skill_games, seed, RANDOM_NAME, s, turn_cap=cap)], ignore_index=True)
-    equity = equity_models(rules, s, plan.equity_games, seed, plan.equity)
+    # the equity model's games are played to the default cap whatever the run's (equity_models')
+    fitted = trace_games(rules, s, s, seed, 0, plan.equity_games)
+    equity = equity_models(rules, s, plan.equity_games, seed, plan.equity, traces=fitted)
     # the luck games follow the equity model's games: the model never saw them
     traces = trace_games(rules, s, s, seed, plan.equity_games, plan.luck_games, cap)
     _, luck = trace_luck(rules, traces, s, s, equity.model)
+    records = _self_play_records(plan, rules, fitted, traces)
+    # the player in seat A against random, then in seat B, on the same game indices
+    skill = pd.concat([play_games(rules, plan.skill_games, seed, s, RANDOM_NAME, turn_cap=cap),
+                       play_games(rules, plan.skill_games, seed, RANDOM_NAME, s, turn_cap=cap)], ignore_index=True)
     calibration = equity.calibration
     return {
         "records": _parquet(records),
@@ -490,6 +492,24 @@ def rule_set_task(plan: Plan, index: int) -> dict:
                    "reliability": calibration.reliability, "positions": calibration.positions,
                    "games": calibration.games, "luck_games_too_long": int(traces.too_long)},
     }
+
+
+def _self_play_records(plan: Plan, rules: Ruleset, fitted: Traces, luck: Traces) -> pd.DataFrame:
+    """The records of self-play games ``0 .. plan.games - 1``: those the equity fit's and the luck games'
+    traces hold are the same games (same player, rules, seed and index) and are not played again."""
+    s, seed, cap = load_strategy(plan.player), plan.seed, plan.turn_cap
+    pieces, first = [], 0
+    for traces, n, traced_cap in ((fitted, plan.equity_games, DEFAULT_TURN_CAP), (luck, plan.luck_games, cap)):
+        n = min(n, plan.games - first)
+        if n <= 0:
+            break
+        rows = (traced_records(traces, rules, s, s, seed, first, n, cap) if traced_cap == cap
+                else play_records(rules, s, s, seed, first, n, cap))
+        pieces.append(records_frame(rows, rules, s, s, seed, first))
+        first += n
+    if first < plan.games:
+        pieces.append(play_games(rules, plan.games - first, seed, s, s, first_game=first, turn_cap=cap))
+    return pd.concat(pieces, ignore_index=True)
 
 
 def _parquet(frame: pd.DataFrame) -> bytes:
