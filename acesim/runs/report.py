@@ -271,8 +271,8 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
     """Run every rule set's games and analyses on ``workers`` processes (or Dask with ``scheduler``).
 
     The work is split into small tasks (chunks of the comparison and the luck
-    games, the equity fit, each ladder pairing, the Elo fit) so that every
-    worker stays busy and progress comes back as tasks finish:
+    games, the equity fit, each ladder pairing, the Elo fit, the bonus model)
+    so that every worker stays busy and progress comes back as tasks finish:
     ``progress(games, note)`` is called in this process after each task with
     the number of games it played (0 for a fit) and what it was, e.g.
     ``"european: luck games"``; ``plan.games_to_play()`` is their total.  The
