@@ -28,7 +28,7 @@ from acesim.common.errors import AcesimError
 from acesim.common.stats import Z95, wilson
 from acesim.common.tasks import check_workers, map_tasks
 from acesim.common.terminal import markdown_table
-from acesim.engine.games import play_games, records_frame, trace_games, traced_records
+from acesim.engine.games import Traces, play_games, records_frame, trace_games, traced_records
 from acesim.engine.model_files import load_model, model_path
 from acesim.engine.rules import RULES_VERSION, Ruleset, load_rulesets
 from acesim.engine.strategies import BEST, load_strategy, resolve_spec
@@ -253,7 +253,7 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
     raise AssertionError(f"unknown report stage {stage!r}")
 
 
-def _comparison_records(plan: ReportPlan, rules: Ruleset, traces, first: int, n: int) -> pd.DataFrame | None:
+def _comparison_records(plan: ReportPlan, rules: Ruleset, traces: Traces, first: int, n: int) -> pd.DataFrame | None:
     """The records of those of traced games ``first .. first + n - 1`` that the comparison holds, or None."""
     n = min(n, plan.traced_for_records() - first)
     if n <= 0:
