@@ -38,8 +38,8 @@ test: $(STAMP)
 # one player under all four (strategy best: a shipped network that plays every one
 # of them, else expert), into results/report (HTML, Markdown, PNG charts, CSV tables).
 run: install
-	$(BIN)/acesim report --rules european,american,navy,backgammon --games 30000 \
-		--equity-games 7000 --luck-games 1000 --ladder-games 1200 --strategy best \
+	$(BIN)/acesim report --rules european,american,navy,backgammon --games 40000 \
+		--equity-games 7000 --luck-games 600 --ladder-games 1200 --strategy best \
 		--seed 42 --out results/report --force
 
 # The house-rule landscape: 256 rule sets around the European preset (the four presets among them,
