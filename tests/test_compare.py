@@ -16,12 +16,11 @@ from acesim.analyses.compare import (
     length_distribution,
     paired_differences,
     parse_sweep,
-    ratio_ci,
     rule_set_table,
     sweep_rulesets,
 )
 from acesim.common.errors import AcesimError
-from acesim.common.stats import Z95, wilson
+from acesim.common.stats import Z95, ratio_ci, wilson
 from acesim.engine.games import COLUMNS, play_games
 from acesim.engine.rules import Ruleset
 from acesim.outputs.compare_charts import first_mover_chart, length_chart, paired_chart, points_chart

@@ -43,7 +43,7 @@ def roll_values(name: str, best: tuple[int, int]) -> pd.DataFrame:
         for b in range(a, 7):
             v = 0.05 if (a, b) == (1, 2) else 0.03 if (a, b) == best else 0.01 if a == b else -0.002
             rows.append({"die_1": a, "die_2": b, "value": v, "ci95_low": v - 0.001, "ci95_high": v + 0.001,
-                         "states": 5_000, "rules": name})
+                         "states": 5_000, "games": 60, "rules": name})
     return pd.DataFrame(rows)
 
 
@@ -78,7 +78,7 @@ def test_roll_values_name_the_1_2_each_double_and_the_best():
     (s,) = rule_set_findings(t, "a")
     assert "**A 1-2 is worth +5.0 pp [+4.9, +5.1]**" in s
     assert "5-5 +3.0 pp [+2.9, +3.1]" in s and "1-1 +1.0 pp [+0.9, +1.1]" in s
-    assert "the most valuable double is 5-5" in s and "n = 5,000 positions valued" in s
+    assert "the most valuable double is 5-5" in s and "n = 5,000 positions valued of 60 games" in s
 
 
 def test_luck_words_follow_the_share_the_dice_explain():

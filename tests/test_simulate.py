@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from acesim.cli import app
 from acesim.common.errors import AcesimError
-from acesim.common.stats import mean_ci, wilson
+from acesim.common.stats import mean_ci, ratio_ci, wilson
 from acesim.engine.games import COLUMNS, play_games
 from acesim.engine.rules import PRESETS, RULES_VERSION, load_ruleset
 from acesim.engine.strategies import load_strategy
@@ -111,6 +111,11 @@ def test_summary_matches_the_records(tmp_path):
     assert doc["points_mean"] == pytest.approx(fin.points.mean(), abs=1e-6)
     assert doc["doubles_per_game"] == pytest.approx((fin.doubles_a + fin.doubles_b).mean(), abs=1e-6)
     assert doc["one_two_per_game"] == pytest.approx((fin.one_two_a + fin.one_two_b).mean(), abs=1e-6)
+    # forfeits per turn: a share over games (the merged sums' moments give the per-game residuals' sum)
+    rate, low, high = ratio_ci((fin.forfeits_a + fin.forfeits_b).to_numpy(), (fin.turns_a + fin.turns_b).to_numpy())
+    assert 0 < low < rate < high
+    assert doc["forfeit_rate_per_turn"] == pytest.approx(rate, abs=1e-6)
+    assert doc["forfeit_rate_per_turn_ci95"] == pytest.approx([low, high], abs=1e-6)
     csv = pd.read_csv(out / "summary.csv")
     assert {"metric", "n", "value", "ci95_low", "ci95_high"} <= set(csv.columns)
     assert (csv.ci95_low <= csv.value).all() and (csv.value <= csv.ci95_high).all()

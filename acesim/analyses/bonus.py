@@ -16,7 +16,7 @@ import pandas as pd
 
 from acesim.analyses.logistic import ONE_BLAS_THREAD, fit_logistic
 from acesim.common.errors import AcesimError
-from acesim.common.stats import mean_ci, wilson
+from acesim.common.stats import mean_ci, per_game, ratio_ci, ratio_mean_ci, wilson
 
 Difference = Literal["doubles_diff", "one_two_diff"]
 DIFFERENCES: tuple[str, ...] = ("doubles_diff", "one_two_diff")
@@ -273,26 +273,27 @@ def bonus_model(df: pd.DataFrame, bootstrap: int = 200, seed: int = 0) -> pd.Dat
 
 
 def chosen_doubles(df: pd.DataFrame) -> pd.DataFrame:
-    """Which double the players take after a 1-2 (both sides pooled), with Wilson intervals.
+    """Which double the players take after a 1-2 (both sides pooled).
 
     Columns: ``face`` (1..6), ``chosen`` (times taken), ``total`` (all
-    choices), ``share``, ``ci95_low``, ``ci95_high``.  Each choice counts as
-    one trial; choices within one game are not independent, so the intervals
-    are a little narrow when games hold many 1-2s.  Under rules without the
+    choices), ``share``, ``ci95_low``, ``ci95_high``.  The choices of one game
+    are not independent, so the game is the sampling unit: each share is a
+    ratio over games (``common.stats.ratio_ci``).  Under rules without the
     1-2 bonus ``total`` is 0 and the shares are NaN.
     """
     done = _finished(df)
-    counts = [int(done[f"chose_{d}_a"].sum() + done[f"chose_{d}_b"].sum()) for d in FACES]
-    total = sum(counts)
+    taken = [(done[f"chose_{d}_a"] + done[f"chose_{d}_b"]).to_numpy(np.float64) for d in FACES]
+    per_game_total = np.sum(taken, axis=0)
+    total = int(per_game_total.sum())
     out = []
-    for face, chosen in zip(FACES, counts):
-        low, high = wilson(chosen, total)
+    for face, face_taken in zip(FACES, taken):
+        share, low, high = ratio_ci(face_taken, per_game_total)
         out.append(
             {
                 "face": face,
-                "chosen": chosen,
+                "chosen": int(face_taken.sum()),
                 "total": total,
-                "share": chosen / total if total else np.nan,
+                "share": share if total else np.nan,
                 "ci95_low": low,
                 "ci95_high": high,
             }
@@ -303,23 +304,26 @@ def chosen_doubles(df: pd.DataFrame) -> pd.DataFrame:
 def chosen_doubles_by_phase(rolls: pd.DataFrame) -> pd.DataFrame:
     """The double played after each 1-2, by the game phase the 1-2 was rolled in.
 
-    ``rolls`` has the ``phase`` and ``bonus_double`` columns of ``analyses.luck.trace_luck``'s
-    per-roll table (``luck.bonus_choices`` gives them for traced games not valued).  Columns: ``phase``, ``face``, ``chosen``,
-    ``total`` (1-2 bonuses played in that phase), ``share``, ``ci95_low``,
-    ``ci95_high`` (Wilson; choices within a game are not independent).
+    ``rolls`` has the ``game``, ``phase`` and ``bonus_double`` columns of ``analyses.luck.trace_luck``'s
+    per-roll table (``luck.bonus_choices`` gives them for traced games not valued).  Columns: ``phase``,
+    ``face``, ``chosen``, ``total`` (1-2 bonuses played in that phase), ``games`` (games they were played
+    in), ``share``, ``ci95_low``, ``ci95_high``: the choices of one game are not independent, so each share
+    is a ratio over games (``common.stats.ratio_ci``).
     """
     bonus = rolls[(rolls["bonus_double"] > 0)]
     out = []
     for phase, group in bonus.groupby("phase", sort=False):
         total = len(group)
-        for face in FACES:
-            chosen = int((group["bonus_double"] == face).sum())
-            low, high = wilson(chosen, total)
+        faces = group["bonus_double"].to_numpy()
+        per_game_total, *per_face = per_game(group["game"].to_numpy(), *((faces == face) for face in FACES))
+        for face, chosen in zip(FACES, per_face):
+            share, low, high = ratio_ci(chosen, per_game_total)
             out.append(
-                {"phase": phase, "face": face, "chosen": chosen, "total": total,
-                 "share": chosen / total, "ci95_low": low, "ci95_high": high}
+                {"phase": phase, "face": face, "chosen": int(chosen.sum()), "total": total,
+                 "games": len(per_game_total), "share": share, "ci95_low": low, "ci95_high": high}
             )
-    return pd.DataFrame(out, columns=["phase", "face", "chosen", "total", "share", "ci95_low", "ci95_high"])
+    return pd.DataFrame(out, columns=["phase", "face", "chosen", "total", "games", "share", "ci95_low",
+                                      "ci95_high"])
 
 
 def roll_values(rolls: pd.DataFrame) -> pd.DataFrame:
@@ -327,25 +331,27 @@ def roll_values(rolls: pd.DataFrame) -> pd.DataFrame:
 
     For roll ``r`` the value is the mean over the traced states of ``W(s, r) -
     sum_r' p(r') W(s, r')`` (``rolls`` from ``analyses.luck.trace_luck``;
-    opening states are left out, their dice cannot be doubles).  The interval
-    resamples nothing: it is mean ± 1.96 sd / sqrt(n) over states, which
-    treats the states of a game as independent and is therefore a little narrow.
+    opening states are left out, their dice cannot be doubles).  The states of
+    one game are not independent (a race makes every double worth more for the
+    rest of it), so the game is the sampling unit: the mean is a ratio over
+    games and its interval ``common.stats.ratio_mean_ci``'s.
     Columns: ``die_1``, ``die_2`` (die_1 <= die_2), ``value``, ``ci95_low``,
-    ``ci95_high``, ``states``, ``win_probability`` (the mean W itself).
+    ``ci95_high``, ``states``, ``games``, ``win_probability`` (the mean W itself).
     """
     states = rolls[~rolls["opening"]]
     n = len(states)
-    if n < 2:
-        raise AcesimError(f"roll values need at least 2 traced states, got {n}")
+    games = states["game"].to_numpy()
+    n_games = len(np.unique(games))
+    if n_games < 2:
+        raise AcesimError(f"roll values need traced states of at least 2 games, got {n_games}")
+    pairs = [(a, b) for a in FACES for b in FACES if a <= b]
+    gains = [(states[f"w_{a}{b}"] - states["w_mean"]).to_numpy() for a, b in pairs]
+    counts, *sums = per_game(games, *gains)
     out = []
-    for a in FACES:
-        for b in FACES:
-            if b < a:
-                continue
-            gain = (states[f"w_{a}{b}"] - states["w_mean"]).to_numpy()
-            mean, low, high = mean_ci(n, float(gain.sum()), float((gain**2).sum()))
-            out.append(
-                {"die_1": a, "die_2": b, "value": mean, "ci95_low": low, "ci95_high": high,
-                 "states": n, "win_probability": float(states[f"w_{a}{b}"].mean())}
-            )
+    for (a, b), per_game_gain in zip(pairs, sums):
+        mean, low, high = ratio_mean_ci(per_game_gain, counts)
+        out.append(
+            {"die_1": a, "die_2": b, "value": mean, "ci95_low": low, "ci95_high": high,
+             "states": n, "games": n_games, "win_probability": float(states[f"w_{a}{b}"].mean())}
+        )
     return pd.DataFrame(out)

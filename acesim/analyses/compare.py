@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from acesim.common.errors import AcesimError
-from acesim.common.stats import Z95, sample_mean_ci, wilson, wilson_share
+from acesim.common.stats import Z95, ratio_ci, sample_mean_ci, wilson
 from acesim.engine.rules import Ruleset, parse_override
 
 # How the interval of the forfeit share is computed; also a column of the table.
@@ -96,33 +96,6 @@ def per_game(df: pd.DataFrame) -> pd.DataFrame:
 
 def _median(x: np.ndarray) -> float:
     return float(np.median(x)) if len(x) else math.nan
-
-
-def ratio_ci(numerator: np.ndarray, denominator: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
-    """``(R, low, high)`` of the share ``R = Σ y_i / Σ x_i``, games as clusters (``FORFEIT_SHARE_METHOD``).
-
-    Turns of one game are not independent (a stuck position forfeits turn
-    after turn), so the game, not the turn, is the sampling unit.  The
-    delta method gives ``Var(R) ≈ Σ (y_i − R·x_i)² / (n (n − 1) · x̄²)``; as
-    docs/statistics.md wants no plain normal interval near 0 or 1, that variance
-    is turned into an effective number of turns ``R(1 − R) / Var(R)`` (Kish's
-    design effect) and the interval is Wilson's at that size.  When the
-    variance is 0 (no forfeit at all, or the same share in every game) the
-    effective size falls back to the number of turns.
-    """
-    y = np.asarray(numerator, dtype=np.float64)
-    x = np.asarray(denominator, dtype=np.float64)
-    n = len(x)
-    total = float(x.sum())
-    if n == 0 or total <= 0:
-        return (math.nan, math.nan, math.nan)
-    r = float(y.sum() / total)
-    if n == 1:
-        return (r, math.nan, math.nan)
-    var = float(((y - r * x) ** 2).sum() / (n * (n - 1)) / (total / n) ** 2)
-    n_eff = r * (1 - r) / var if var > 0 and 0 < r < 1 else total
-    low, high = wilson_share(r, n_eff, z)
-    return (r, low, high)
 
 
 # --- one row per rule set -----------------------------------------------------------

@@ -19,7 +19,7 @@ import pandas as pd
 
 from acesim.analyses.logistic import LogisticFit, fit_logistic
 from acesim.common.errors import AcesimError
-from acesim.common.stats import wilson
+from acesim.common.stats import per_game, ratio_ci
 from acesim.engine.games import Traces, trace_games
 from acesim.engine.model_files import load_model, model_path, shipped_for
 from acesim.engine.rules import Ruleset
@@ -214,9 +214,13 @@ def calibrate(model: EquityModel, test: pd.DataFrame, base_rate: float) -> Calib
 
 
 def calibrate_probabilities(p: np.ndarray, y: np.ndarray, base_rate: float, test: pd.DataFrame) -> Calibration:
-    """Calibration of predictions ``p`` of outcomes ``y`` (the held-out positions ``test``)."""
+    """Calibration of predictions ``p`` of outcomes ``y`` (the held-out positions ``test``).
+
+    The positions of one game share its result, so a bin's observed win rate is a share over games
+    (``common.stats.ratio_ci``), not over positions."""
     edges = np.linspace(0, 1, 11)
     which = np.clip(np.digitize(p, edges) - 1, 0, 9)
+    games = test["game"].to_numpy()
     rows = []
     for b in range(10):
         mask = which == b
@@ -224,10 +228,11 @@ def calibrate_probabilities(p: np.ndarray, y: np.ndarray, base_rate: float, test
         if n == 0:
             continue
         wins = int(y[mask].sum())
-        low, high = wilson(wins, n)
+        positions, won = per_game(games[mask], y[mask])
+        _, low, high = ratio_ci(won, positions)
         rows.append(
-            dict(bin=f"{edges[b]:.1f}-{edges[b + 1]:.1f}", n=n, predicted=float(p[mask].mean()),
-                 observed=wins / n, observed_low=low, observed_high=high)
+            dict(bin=f"{edges[b]:.1f}-{edges[b + 1]:.1f}", n=n, games=len(positions),
+                 predicted=float(p[mask].mean()), observed=wins / n, observed_low=low, observed_high=high)
         )
     bins = pd.DataFrame(rows)
     reliability = float((bins["n"] * (bins["predicted"] - bins["observed"]) ** 2).sum() / len(p)) if len(p) else float("nan")

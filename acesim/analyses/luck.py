@@ -104,10 +104,13 @@ PHASES = ("entering", "contact", "race", "bear-off")
 
 
 def bonus_choices(traces: Traces) -> pd.DataFrame:
-    """The double played after each 1-2 of ``traces`` and the phase it was rolled in: the columns
-    ``bonus_double`` and ``phase`` of ``trace_luck``'s table, for games whose rolls were not valued."""
-    rolls = traces.rolls[traces.rolls[:, K.T_BONUS_DOUBLE] > 0]
-    return pd.DataFrame({"bonus_double": rolls[:, K.T_BONUS_DOUBLE], "phase": phases(rolls[:, K.T_BOARD :])})
+    """The double played after each 1-2 of ``traces``, the game and the phase it was rolled in: the
+    columns ``game``, ``bonus_double`` and ``phase`` of ``trace_luck``'s table, for games whose rolls were
+    not valued."""
+    bonus = traces.rolls[:, K.T_BONUS_DOUBLE] > 0
+    rolls = traces.rolls[bonus]
+    return pd.DataFrame({"game": np.repeat(traces.games, np.diff(traces.start))[bonus],
+                         "bonus_double": rolls[:, K.T_BONUS_DOUBLE], "phase": phases(rolls[:, K.T_BOARD :])})
 
 
 def phases(boards: np.ndarray) -> np.ndarray:

@@ -15,7 +15,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from acesim.common.stats import mean_ci, wilson
+from acesim.common.stats import delta_variance, mean_ci, share_interval, wilson
 
 SUMMARY_SCHEMA = 1
 
@@ -53,6 +53,9 @@ def partial(df: pd.DataFrame) -> dict:
         "seat_a_wins": int((finished["winner"] == 0).sum()),
         "sum": {k: int(v.sum()) for k, v in values.items()},
         "sumsq": {k: int((v.astype(object) ** 2).sum()) if len(v) else 0 for k, v in values.items()},
+        # the forfeit rate per turn is a ratio over games (``forfeit_rate``), which needs this product too
+        "cross": {"forfeits_turns": int((values["forfeits"].astype(object) * values["turns"]).sum())
+                  if len(finished) else 0},
         "counts": {k: Counter(map(int, values[k])) for k in _MEDIANS},
     }
     return out
@@ -68,6 +71,7 @@ def merge(partials: list[dict]) -> dict:
         "seat_a_wins": 0,
         "sum": Counter(),
         "sumsq": Counter(),
+        "cross": Counter(),
         "counts": {k: Counter() for k in _MEDIANS},
     }
     for p in partials:
@@ -75,6 +79,7 @@ def merge(partials: list[dict]) -> dict:
             total[key] += p[key]
         total["sum"].update(p["sum"])
         total["sumsq"].update(p["sumsq"])
+        total["cross"].update(p["cross"])
         for k in _MEDIANS:
             total["counts"][k].update(p["counts"][k])
     return total
@@ -151,10 +156,24 @@ def summarize(merged: dict, meta: dict) -> dict:
     doc["dropped_games"] = k
     doc["dropped_share"] = _clean(k / n if n else math.nan)
     doc["dropped_share_ci95"] = [_clean(x) for x in wilson(k, n)]
-    k = merged["sum"]["forfeits"]
-    doc["forfeit_rate_per_turn"] = _clean(k / turns_total if turns_total else math.nan)
-    doc["forfeit_rate_per_turn_ci95"] = [_clean(x) for x in wilson(k, turns_total)]
+    rate, low, high = forfeit_rate(merged)
+    doc["forfeit_rate_per_turn"] = _clean(rate)
+    doc["forfeit_rate_per_turn_ci95"] = [_clean(low), _clean(high)]
     return doc
+
+
+def forfeit_rate(merged: dict) -> tuple[float, float, float]:
+    """``(rate, low, high)``: forfeited bonuses per turn, games as clusters (``common.stats.ratio_variance``
+    from the merged sums: ``Σ (f − R t)² = Σ f² − 2R Σ f t + R² Σ t²``), then ``share_interval``."""
+    n = merged["finished"]
+    f, t = merged["sum"]["forfeits"], merged["sum"]["turns"]
+    if n == 0 or t <= 0:
+        return (math.nan, math.nan, math.nan)
+    r = f / t
+    if n == 1:
+        return (r, math.nan, math.nan)
+    residual = merged["sumsq"]["forfeits"] - 2 * r * merged["cross"]["forfeits_turns"] + r * r * merged["sumsq"]["turns"]
+    return (r, *share_interval(r, delta_variance(max(0.0, float(residual)), n, t), t))
 
 
 # (label, key of the value, key of its interval, the n it is over)

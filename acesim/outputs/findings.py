@@ -105,7 +105,8 @@ def _roll_values(part: pd.DataFrame) -> str:
     best = max(DOUBLES, key=lambda d: part.loc[d, "value"])
     doubles = "; ".join(f"{a}-{b} {value(a, b)}" for a, b in DOUBLES)
     return (f"**A 1-2 is worth {value(1, 2)}** of win chance over the average roll. Each double: {doubles}; "
-            f"the most valuable double is {best[0]}-{best[1]} ({_games(states, 'positions valued')}).")
+            f"the most valuable double is {best[0]}-{best[1]} ({_games(states, 'positions valued')} "
+            f"of {int(part['games'].iloc[0]):,} games).")
 
 
 def _bonus_model(part: pd.DataFrame) -> str:

@@ -578,11 +578,11 @@ def _bonus_lines(t: dict[str, pd.DataFrame], names: list[str]) -> list[str]:
     rows = []
     for name in names:
         part = rv[rv["rules"] == name].set_index(["die_1", "die_2"])
-        rows.append([name, f"{int(part['states'].iloc[0]):,}",
+        rows.append([name, f"{int(part['states'].iloc[0]):,} in {int(part['games'].iloc[0]):,} games",
                      *(plain(100 * part.loc[d, "value"], 100 * part.loc[d, "ci95_low"], 100 * part.loc[d, "ci95_high"])
                        for d in special)])
     lines += ["Value of the special rolls over the average roll (percentage points of win chance, 95% CI; "
-              "from the per-roll values of the luck games; n = positions valued):", "",
+              "from the per-roll values of the luck games, the game as the sampling unit):", "",
               *markdown_table(["rule set", "positions", *(f"{a}-{b}" for a, b in special)], rows), ""]
     return lines
 
