@@ -662,7 +662,9 @@ def _method_lines(plan: ReportPlan) -> list[str]:
         "",
         "Every figure carries its sample size and a 95% interval: Wilson for proportions, "
         f"mean ± {Z95:.2f} sd/√n for means, paired per-game differences for rule-set differences, "
-        "bootstrap over games for model effects and Elo ratings. Rates and win chances are in percent, their "
+        "bootstrap over games for model effects and Elo ratings; a share or mean over the units of games "
+        "(turns, positions, the doubles chosen) takes the game as the sampling unit, since the units of one game "
+        "are not independent. Rates and win chances are in percent, their "
         "differences in percentage points (pp). The statistics are defined in acesim's `docs/statistics.md`, "
         "the rules in `docs/rules.md`.",
         "",
