@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from acesim.analyses.bonus import bonus_model, chosen_doubles, side_rows, win_by_difference
+from acesim.analyses.bonus import bonus_model, side_rows, win_by_difference
 from acesim.common.errors import AcesimError
 from acesim.engine.games import play_games
 from acesim.engine.rules import Ruleset
-from acesim.outputs.bonus_charts import chosen_doubles_chart, win_by_difference_chart
+from acesim.outputs.bonus_charts import win_by_difference_chart
 
 
 def records(n: int, seed: int, win_a) -> pd.DataFrame:
@@ -143,20 +143,6 @@ def test_the_model_is_seeded_and_checks_its_inputs():
         win_by_difference(df, "hits")
 
 
-def test_chosen_doubles_counts_both_sides():
-    df = records(20, 10, coin)
-    df["chose_6_a"] = 3
-    df["chose_1_b"] = 1
-    table = chosen_doubles(df)
-    assert list(table.face) == [1, 2, 3, 4, 5, 6]
-    assert (table.total == 80).all()
-    assert table.set_index("face").share.loc[6] == pytest.approx(0.75)
-    assert table.set_index("face").share.loc[1] == pytest.approx(0.25)
-    assert (table.ci95_low <= table.share).all() and (table.share <= table.ci95_high).all()
-    empty = chosen_doubles(records(5, 11, coin))
-    assert (empty.total == 0).all() and empty.share.isna().all()
-
-
 def _labelled(fig: Figure, name: str) -> None:
     assert isinstance(fig, Figure)
     for ax in fig.axes:
@@ -180,9 +166,3 @@ def test_a_real_european_run():
     assert len(model) == 10 and model.coefficient.notna().all()
     # a 1-2 in the European game is worth a chosen double and another roll
     assert row(model, "win", "one_two_diff").effect > 0
-    chosen = chosen_doubles(df)
-    assert chosen.total.iloc[0] == sum(
-        int(df.loc[df.unfinished == 0, f"chose_{d}_{s}"].sum()) for d in range(1, 7) for s in "ab"
-    )
-    assert chosen.total.iloc[0] > 0
-    _labelled(chosen_doubles_chart({"european": chosen, "synthetic": chosen_doubles(records(30, 1, coin))}), "european")

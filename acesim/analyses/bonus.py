@@ -272,35 +272,6 @@ def bonus_model(df: pd.DataFrame, bootstrap: int = 200, seed: int = 0) -> pd.Dat
     return pd.DataFrame(out)
 
 
-def chosen_doubles(df: pd.DataFrame) -> pd.DataFrame:
-    """Which double the players take after a 1-2 (both sides pooled).
-
-    Columns: ``face`` (1..6), ``chosen`` (times taken), ``total`` (all
-    choices), ``share``, ``ci95_low``, ``ci95_high``.  The choices of one game
-    are not independent, so the game is the sampling unit: each share is a
-    ratio over games (``common.stats.ratio_ci``).  Under rules without the
-    1-2 bonus ``total`` is 0 and the shares are NaN.
-    """
-    done = _finished(df)
-    taken = [(done[f"chose_{d}_a"] + done[f"chose_{d}_b"]).to_numpy(np.float64) for d in FACES]
-    per_game_total = np.sum(taken, axis=0)
-    total = int(per_game_total.sum())
-    out = []
-    for face, face_taken in zip(FACES, taken):
-        share, low, high = ratio_ci(face_taken, per_game_total)
-        out.append(
-            {
-                "face": face,
-                "chosen": int(face_taken.sum()),
-                "total": total,
-                "share": share if total else np.nan,
-                "ci95_low": low,
-                "ci95_high": high,
-            }
-        )
-    return pd.DataFrame(out)
-
-
 def chosen_doubles_by_phase(rolls: pd.DataFrame) -> pd.DataFrame:
     """The double played after each 1-2, by the game phase the 1-2 was rolled in.
 

@@ -6,7 +6,6 @@ they never open a window and can be saved from any process.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -73,29 +72,4 @@ def win_by_difference_chart(tables: dict[str, pd.DataFrame], column: str = "one_
     left.set_title(f"Win rate by lead in {noun}")
     right.set_title(f"Points by lead in {noun}")
     fig.suptitle(f"Value of {noun}: finished games, both sides of each game")
-    return fig
-
-
-def chosen_doubles_chart(tables: dict[str, pd.DataFrame]) -> Figure:
-    """Share of each double chosen after a 1-2, grouped bars per rule set with 95 % Wilson bars.
-
-    ``tables`` maps a rule set's name to its ``chosen_doubles`` table.  The
-    dashed line is 1/6, the share if the double were rolled rather than chosen.
-    """
-    _check(tables)
-    fig, (ax,) = _figure(8, 4.5)
-    width = 0.8 / len(tables)
-    for k, (name, table) in enumerate(tables.items()):
-        x = table["face"].to_numpy() + (k - (len(tables) - 1) / 2) * width
-        share = 100 * table["share"].to_numpy()
-        errors = np.vstack([share - 100 * table["ci95_low"], 100 * table["ci95_high"] - share])
-        total = int(table["total"].iloc[0])
-        ax.bar(x, share, width, yerr=errors, capsize=3, label=f"{name} ({total} choices)")
-    ax.axhline(100 / 6, color="grey", lw=0.8, ls="--", label="1/6 (no preference)")
-    ax.set_xticks(range(1, 7), [f"{d}-{d}" for d in range(1, 7)])
-    ax.set_xlabel("double chosen after a 1-2 (face)")
-    ax.set_ylabel("share of choices (%), 95% Wilson bars")
-    ax.set_title("Doubles chosen after a 1-2 (both sides, finished games)")
-    ax.legend(title="rule set")
-    ax.grid(axis="y", alpha=0.3)
     return fig
