@@ -172,7 +172,8 @@ def forfeit_rate(merged: dict) -> tuple[float, float, float]:
     r = f / t
     if n == 1:
         return (r, math.nan, math.nan)
-    residual = merged["sumsq"]["forfeits"] - 2 * r * merged["cross"]["forfeits_turns"] + r * r * merged["sumsq"]["turns"]
+    sumsq, cross = merged["sumsq"], merged["cross"]
+    residual = sumsq["forfeits"] - 2 * r * cross["forfeits_turns"] + r * r * sumsq["turns"]
     return (r, *share_interval(r, delta_variance(max(0.0, float(residual)), n, t), t))
 
 

@@ -70,7 +70,8 @@ def ratio_variance(numerator: np.ndarray, denominator: np.ndarray) -> tuple[floa
 
 
 def delta_variance(residual_squares: float, n: int, total: float) -> float:
-    """``Var(R)`` from ``Σ (y_g − R·x_g)²`` over ``n ≥ 2`` games whose ``x_g`` sum to ``total`` (``ratio_variance``)."""
+    """``Var(R)`` from ``Σ (y_g − R·x_g)²`` over ``n ≥ 2`` games whose ``x_g`` sum to ``total``
+    (``ratio_variance``)."""
     return residual_squares / (n * (n - 1)) / (total / n) ** 2
 
 
