@@ -530,12 +530,22 @@ def _above_first(model, ns):
         b2 = w2 + H1 * H2
         for k in range(H2):
             h2[k] = model[b2 + k]
-        for j in range(H1):
-            hj = h1[j]
+        # four rows of the second layer at a time, as the first layer's rows are added: each sum
+        # still adds the units in order, so the result is the same to the bit
+        j = 0
+        while j + 4 <= H1:
+            row = w2 + j * H2
+            _add_four(h2, H2, model[row : row + H2], model[row + H2 : row + 2 * H2],
+                      model[row + 2 * H2 : row + 3 * H2], model[row + 3 * H2 : row + 4 * H2],
+                      h1[j], h1[j + 1], h1[j + 2], h1[j + 3])
+            j += 4
+        while j < H1:
             row = w2 + j * H2
             w = model[row : row + H2]
+            hj = h1[j]
             for k in range(H2):
                 h2[k] += hj * w[k]
+            j += 1
         _hidden_units(model, h2, H2, ns)
         pos = b2 + H2
         H = H2
