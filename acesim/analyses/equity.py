@@ -33,7 +33,7 @@ def positions(traces: Traces) -> pd.DataFrame:
     x = np.zeros((len(rolls), LK.N_INPUTS))
     LK.equity_rows(np.ascontiguousarray(rolls[:, K.T_BOARD :]).astype(np.int8), x)
     counts = np.diff(traces.start)
-    game = np.repeat(traces.games, counts)
+    game = traces.roll_games()
     winner = np.repeat(traces.records[:, K.WINNER], counts)
     side = rolls[:, K.T_SIDE]
     frame = pd.DataFrame(x, columns=list(LK.INPUTS))

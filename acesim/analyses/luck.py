@@ -78,10 +78,9 @@ def trace_luck(
             memory, rows[lo:hi], values[lo:hi],
         )
     keep_memory(memory)
-    counts = np.diff(traces.start)
     rolls = pd.DataFrame(
         {
-            "game": np.repeat(traces.games, counts),
+            "game": traces.roll_games(),
             "side": rows[:, LK.L_SIDE].astype(np.int8),
             "die_a": traces.rolls[:, K.T_DIE_A],
             "die_b": traces.rolls[:, K.T_DIE_B],
@@ -109,7 +108,7 @@ def bonus_choices(traces: Traces) -> pd.DataFrame:
     not valued."""
     bonus = traces.rolls[:, K.T_BONUS_DOUBLE] > 0
     rolls = traces.rolls[bonus]
-    return pd.DataFrame({"game": np.repeat(traces.games, np.diff(traces.start))[bonus],
+    return pd.DataFrame({"game": traces.roll_games()[bonus],
                          "bonus_double": rolls[:, K.T_BONUS_DOUBLE], "phase": phases(rolls[:, K.T_BOARD :])})
 
 

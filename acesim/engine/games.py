@@ -121,6 +121,10 @@ class Traces:
     def game_rolls(self, i: int) -> np.ndarray:
         return self.rolls[self.start[i] : self.start[i + 1]]
 
+    def roll_games(self) -> np.ndarray:
+        """The game index of each row of ``rolls``."""
+        return np.repeat(self.games, np.diff(self.start))
+
 
 def trace_games(
     rules: Ruleset,
