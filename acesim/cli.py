@@ -754,7 +754,9 @@ def train(
         "--start", help="Start from this model's weights instead of weights drawn from the seed (its hidden "
                         "layers; its sha256 is recorded): a model of the rule set of --rules, or a "
                         "rule-reading model for a rule-reading run. A --hidden wider than its one hidden "
-                        "layer widens it: the new units come from the seed, with output weights of 0.")] = None,
+                        "layer widens it: the new units come from the seed, with output weights of 0; a second "
+                        "layer (--hidden H,H2) deepens it, its first units passing the start's outputs through, "
+                        "so the grown network plays as the start did.")] = None,
     encoding: Annotated[int, typer.Option(
         "--encoding", help="The inputs a new network reads: 0, the board alone (faster to play); 1, the "
                            "board and the heuristic's features; 2, "
@@ -805,7 +807,7 @@ def train(
         # checks sizes, objective, encoding and activation before any game
         fresh = L.new_model(ruleset, sizes, seed, objective, encoding, activation)
         if begin is not None:
-            L.refuse_other_network(str(start), L.widened(L.with_activation(begin.array, activation), fresh), fresh,
+            L.refuse_other_network(str(start), L.grown(L.with_activation(begin.array, activation), fresh), fresh,
                                    objective)
         aio.check_target(out)  # fail now, not after the training, if it cannot be written
         command = _command_line(ctx)

@@ -662,6 +662,40 @@ def test_a_wider_layer_widens_the_start_network(tiny_model):
     assert np.array_equal(grown, from_wide)
 
 
+@pytest.mark.parametrize("activation", ["logistic", "hard-sigmoid"])
+def test_a_second_layer_deepens_the_start_network(tiny_model, activation):
+    """The deepened network plays the start's values: its second layer's first units pass the start's
+    output sums through (exactly for hard-sigmoid units, to the logistic function's cubic term for
+    logistic ones), its other units have output weights of zero, and a wider first layer is widened."""
+    start = L.with_activation(L.load_model(tiny_model).array, activation)
+    for h1 in (16, 20):
+        fresh = L.new_model(BACKGAMMON, (h1, 6), 5, activation=activation)
+        deep = L.deepened(start, fresh)
+        assert (deep[N.M_HIDDEN1], deep[N.M_HIDDEN2]) == (h1, 6) and len(deep) == len(fresh)
+        assert np.array_equal(deep[:N.HEADER][N.M_TAG], start[N.M_TAG])
+        ns = N.new_net_scratch()
+        worst = 0.0
+        for board in game_boards(BACKGAMMON, 2, 1)[:60]:
+            N.outputs(start, board, 0, ns)
+            before = ns.y[:2].copy()
+            N.outputs(deep, board, 0, ns)
+            worst = max(worst, float(np.abs(ns.y[:2] - before).max()))
+        if activation == "hard-sigmoid":
+            assert worst < 1e-12
+        else:
+            assert 0 < worst < 1e-3
+    for other in (L.new_model(BACKGAMMON, (12, 6), 5), L.new_model(BACKGAMMON, (16, 1), 5),
+                  L.new_model(BACKGAMMON, (24, 0), 5)):
+        assert L.deepened(start, other) is start  # narrower, too few units for the outputs, or one layer
+    assert L.deepened(fresh, fresh) is fresh  # two layers already
+    two, wide = L.new_model(BACKGAMMON, (16, 6), 5, activation=activation), L.new_model(BACKGAMMON, (20, 0), 5)
+    assert np.array_equal(L.grown(start, two), L.deepened(start, two))
+    assert np.array_equal(L.grown(start, wide), L.widened(start, wide))
+    trained, _ = L.train(BACKGAMMON, 32, 5, (16, 6), alpha=0.05, start=start, activation=activation)
+    out_weights = trained[-2 - 6 * 2:-2].reshape(6, 2)
+    assert np.abs(out_weights[2:]).max() > 0  # the second layer's fresh units have a say once trained
+
+
 def test_train_command_starts_from_a_model_of_its_rules(tiny_model, tmp_path):
     start = L.load_model(tiny_model)
     out = tmp_path / "m.npz"
@@ -688,7 +722,8 @@ def test_train_command_starts_from_a_model_of_its_rules(tiny_model, tmp_path):
     "args,fragment",
     [
         (["--hidden", "12"], "has hidden layers 16,0; the run asks for 12,0"),
-        (["--hidden", "16,4"], "has hidden layers 16,0; the run asks for 16,4"),
+        (["--hidden", "16,1"], "has hidden layers 16,0; the run asks for 16,1"),
+        (["--hidden", "12,4"], "has hidden layers 16,0; the run asks for 12,4"),
         (["--objective", "wins"], "maximises points; --objective wins maximises wins: give --objective points"),
         (["--rules", "european"], "trained under rules 'backgammon'; these games use 'european'"),
         (["--rule", "scoring=single"], "which differ in scoring"),

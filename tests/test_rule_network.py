@@ -493,6 +493,37 @@ def test_fold_network_writes_the_folded_network_as_a_preset_model(reading_model,
     assert not (tmp_path / "x.npz").exists() and not (tmp_path / "y.npz").exists()
 
 
+def test_a_deeper_run_from_a_model_deepens_it_and_plays_as_it_did(reading_model, tmp_path):
+    """``--hidden H,H2`` from a one-layer rule-reading model adds a second layer whose first units pass the
+    start's outputs through: under every preset the deepened network's outputs are the start's to the
+    logistic function's cubic term, its knob weights are the start's, and it trains on, as the command
+    line's run does."""
+    model = load_model(reading_model)
+    settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 32, 9, (12, 6), alpha=0.05, start=str(reading_model))
+    begun = L.start_reading(settings)
+    assert (int(begun.array[N.M_HIDDEN1]), int(begun.array[N.M_HIDDEN2])) == (12, 6)
+    assert np.array_equal(begun.knob_weights, model.knob_weights)
+    ns = N.new_net_scratch()
+    for rules in PRESETS.values():
+        deep, shallow = RI.fold(begun.array, begun.knob_weights, rules), RI.fold(model.array, model.knob_weights, rules)
+        for board in game_boards(rules, 3, 1)[:40]:
+            N.outputs(shallow, board, 0, ns)
+            before = ns.y[:2].copy()
+            N.outputs(deep, board, 0, ns)
+            assert np.abs(ns.y[:2] - before).max() < 1e-3
+    trained = L.train_reading(begun, tmp_path / "deep.npz")
+    assert load_model(tmp_path / "deep.npz").hidden == (12, 6)
+    ok = run("train", "--rules", "all", "--start", str(reading_model), "--hidden", "12,6", "--games", "32", "--seed",
+             "9", "--alpha", "0.05", "--eval-every", "0", "--eval-games", "4", "--eval-mixes", "0", "--out",
+             str(tmp_path / "cli.npz"), "--no-progress", "--workers", "1")
+    assert ok.exit_code == 0, ok.output
+    assert np.array_equal(load_model(tmp_path / "cli.npz").array, trained.array)
+    refused = run("train", "--rules", "all", "--start", str(reading_model), "--hidden", "8,6", "--games", "32",
+                  "--out", str(tmp_path / "no.npz"), "--no-progress", "--workers", "1")
+    assert refused.exit_code != 0 and "has hidden layers 12,0; the run asks for 8,6" in refused.output
+    assert not (tmp_path / "no.npz").exists()
+
+
 def test_a_wider_run_from_a_model_widens_it_and_plays_as_it_did(reading_model, tmp_path):
     """``--hidden`` wider than the start's layer adds the seed's units with output weights of zero: under
     every preset the widened network's outputs are the start's, bit for bit, and it trains on."""

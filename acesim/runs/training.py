@@ -231,7 +231,8 @@ _OBJECTIVES = {N.OBJECTIVE_WINS: "wins", N.OBJECTIVE_POINTS: "points"}
 def _refuse_other_sizes(what: str, sizes: tuple[int, int], asked: tuple[int, int]) -> None:
     if sizes != asked:
         raise AcesimError(f"{what} has hidden layers {sizes[0]},{sizes[1]}; the run asks for {asked[0]},{asked[1]} "
-                          "(only one hidden layer can be widened: give it more units)")
+                          "(a network of one hidden layer can be widened, or deepened by a second layer; give it as many units or "
+                          "more)")
 
 
 def widened(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
@@ -262,6 +263,56 @@ def widened(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
     return np.concatenate([header, np.hstack([w1, fresh_w1[:, old:]]).ravel(),
                            np.concatenate([b1, fresh_b1[old:]]),
                            np.vstack([w2, np.zeros((new - old, outputs))]).ravel(), start[-outputs:]])
+
+
+# How far into its logistic function a deepened network's pass-through unit works: the unit is
+# sigma(DEEPEN_SCALE z) for the start's output sum z, read back as (4 sigma - 2) / DEEPEN_SCALE = z - DEEPEN_SCALE^2 z^3 / 12 + ...
+DEEPEN_SCALE = 0.1
+
+
+def deepened(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+    """``start`` given ``fresh``'s second hidden layer, when ``start`` has one hidden layer, no wider than
+    ``fresh``'s first, and ``fresh`` (the network the run would draw from its seed) has two; else ``start``.
+
+    The first layer is ``start``'s, widened by ``fresh``'s units as ``widened`` does.  The second layer's
+    first units, one per output, pass the start's output sums through: unit k computes
+    ``sigma(DEEPEN_SCALE z_k)`` of the start's sum ``z_k`` of output k, which the output reads back as
+    ``z_k`` (exactly for hard-sigmoid units, within ``DEEPEN_SCALE^2 |z_k|^3 / 12`` for logistic
+    ones); the rest are ``fresh``'s, with output weights of zero.  So the deeper network plays as the
+    start does, and a gradient reaches its first layer as it reached the start's (Net2Net's deeper
+    network, Chen, Goodfellow and Shlens, 2016, for units that are linear only near 0).
+    """
+    old, new, h2 = int(start[N.M_HIDDEN1]), int(fresh[N.M_HIDDEN1]), int(fresh[N.M_HIDDEN2])
+    n_in, outputs = int(start[N.M_INPUTS]), int(start[N.M_OUTPUTS])
+    if (start[N.M_HIDDEN2] != 0 or h2 < outputs or new < old or n_in != fresh[N.M_INPUTS]
+            or outputs != fresh[N.M_OUTPUTS]):
+        return start
+    if len(start) != N.HEADER + N.n_parameters(n_in, old, 0, outputs):
+        return start  # not a network of these sizes: ``refuse_other_network`` says so
+    at = N.HEADER
+    w1 = start[at:at + n_in * old].reshape(n_in, old)
+    b1 = start[at + n_in * old:at + n_in * old + old]
+    wo = start[at + n_in * old + old:-outputs].reshape(old, outputs)
+    bo = start[-outputs:]
+    at2 = at + n_in * new
+    fresh_w1 = fresh[at:at2].reshape(n_in, new)
+    fresh_b1 = fresh[at2:at2 + new]
+    w2 = fresh[at2 + new:at2 + new + new * h2].reshape(new, h2).copy()
+    b2 = fresh[at2 + new + new * h2:at2 + new + new * h2 + h2].copy()
+    w2[:, :outputs] = 0.0
+    w2[:old, :outputs] = DEEPEN_SCALE * wo
+    b2[:outputs] = DEEPEN_SCALE * bo
+    w_out = np.zeros((h2, outputs))
+    w_out[np.arange(outputs), np.arange(outputs)] = 4.0 / DEEPEN_SCALE
+    header = start[:N.HEADER].copy()
+    header[N.M_HIDDEN1], header[N.M_HIDDEN2] = new, h2
+    return np.concatenate([header, np.hstack([w1, fresh_w1[:, old:]]).ravel(), np.concatenate([b1, fresh_b1[old:]]),
+                           w2.ravel(), b2, w_out.ravel(), np.full(outputs, -2.0 / DEEPEN_SCALE)])
+
+
+def grown(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+    """``start`` grown to ``fresh``'s sizes where it can be (``widened`` or ``deepened``), else ``start``."""
+    return deepened(start, fresh) if fresh[N.M_HIDDEN2] > 0 else widened(start, fresh)
 
 
 def refuse_other_network(what: str, start: np.ndarray, fresh: np.ndarray, objective: str) -> None:
@@ -356,7 +407,7 @@ def train(
     activation = run_activation(activation, start)
     array = new_model(rules, hidden, seed, objective, encoding, activation)
     if start is not None:
-        start = widened(with_activation(start, activation), array)
+        start = grown(with_activation(start, activation), array)
         refuse_other_network("the start network", start, array, objective)
         array = start
     sc = worker_memory(width).search
@@ -541,7 +592,7 @@ def start_reading(settings: ReadingSettings, command: str = "") -> ReadingRun:
     # a start network reads by its own encoding
     settings = dataclasses.replace(settings, start_sha256=model.sha256, encoding=int(model.array[N.M_ENCODING]))
     fresh, fresh_knobs = new_rule_model(settings.hidden, settings.seed, settings.encoding, settings.activation)
-    array = widened(with_activation(model.array, settings.activation), fresh)
+    array = grown(with_activation(model.array, settings.activation), fresh)
     _refuse_other_sizes(settings.start, (int(array[N.M_HIDDEN1]), int(array[N.M_HIDDEN2])), settings.hidden)
     old = model.knob_weights.shape[1]
     knob_weights = np.hstack([model.knob_weights, fresh_knobs[:, old:]])
