@@ -705,7 +705,7 @@ READING_EVAL_EVERY = 100_000  # a rule-reading run's evaluations play six rule s
 # The settings a rule-reading run keeps from its checkpoint: --resume refuses them on the command line.
 _RUN_SETTINGS = ("rules", "rule", "seed", "hidden", "lam", "alpha", "width", "objective", "eval_every",
                  "eval_games", "random_share", "eval_mixes", "checkpoint_every", "alpha_halving", "start",
-                 "encoding", "activation")
+                 "encoding", "activation", "loss")
 
 
 @app.command("train")
@@ -766,6 +766,11 @@ def train(
         "--activation", help="The hidden units of the network: logistic, or hard-sigmoid (the logistic's "
                              "tangent at 0 held to [0, 1], faster to play).  [default: a --start network's "
                              "own (given, it converts them), else logistic]")] = None,
+    loss: Annotated[str, typer.Option(
+        "--loss", help="What each state's step descends: squared (the outputs' squared error, as "
+                       "TD-Gammon) or cross-entropy (whose step does not fade where an output nears 0 or 1; "
+                       "about a quarter of the squared error's --alpha moves outputs near 1/2 as far).")
+    ] = "squared",
     resume: Annotated[Optional[Path], typer.Option(
         "--resume", help="Continue the rule-reading run of this checkpoint with its own settings (--games "
                          "may raise its target); the result equals the uninterrupted run's.")] = None,
@@ -779,7 +784,7 @@ def train(
         if resume is not None or random_share is not None or rules == "all" or "," in rules:
             _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
                            eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume,
-                           workers, progress, alpha_halving, start, encoding, activation)
+                           workers, progress, alpha_halving, start, encoding, activation, loss)
             return
         for name, given in (("--checkpoint", checkpoint is not None), ("--alpha-halving", alpha_halving)):
             if given:
@@ -795,6 +800,7 @@ def train(
         if out.exists() and not force:
             raise AcesimError(f"{out} exists; use --force to replace it")
         sizes = L.parse_hidden(hidden)
+        L.check_loss(loss)
         if eval_every < 0 or eval_games <= 0:
             raise AcesimError("--eval-every must be 0 or more and --eval-games positive")
         n_workers = _worker_count(workers)
@@ -830,9 +836,9 @@ def train(
                                     eval_every=eval_every or games, eval_games=eval_games,
                                     objective=objective, progress=report, workers=n_workers,
                                     start=None if begin is None else begin.array, encoding=encoding,
-                                    activation=activation)
+                                    activation=activation, loss=loss)
         meta = L.training_metadata(command, result, n_workers, seed, lam, alpha, sizes, width, objective,
-                                   str(start or ""), begin.sha256 if begin is not None else "", activation)
+                                   str(start or ""), begin.sha256 if begin is not None else "", activation, loss)
         L.save_model(out, array, ruleset, meta)
     final = result.evaluations[-1]
     low, high = final["win_rate_ci95"]
@@ -876,7 +882,7 @@ def _start_encoding(ctx: typer.Context, start: Path, array, encoding: int) -> in
 
 def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
                    eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume, workers,
-                   progress, alpha_halving, start, encoding, activation) -> None:
+                   progress, alpha_halving, start, encoding, activation, loss) -> None:
     """``acesim train`` of one network that reads the rules: a new run, or ``--resume`` of one."""
     from acesim.engine.rules import PRESETS
     from acesim.runs import training as L
@@ -916,7 +922,7 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
             anchors, 0.5 if random_share is None else random_share, games, seed, sizes, lam,
             alpha, width, eval_every or games, eval_games, eval_mixes,
             checkpoint_every if checkpoint is not None else 0, alpha_halving, str(start) if start else "",
-            encoding=encoding, activation=activation)
+            encoding=encoding, activation=activation, loss=loss)
         command = _command_line(ctx)
         run = L.start_reading(settings, command)
     for path in (out, checkpoint):

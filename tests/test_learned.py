@@ -325,11 +325,14 @@ def test_encoding_of_the_other_view_is_the_flipped_board(boards):
         assert first == dict(zip(ns.idx[:b].tolist(), ns.val[:b].tolist()))
 
 
+@pytest.mark.parametrize("cross_entropy", [False, True])
 @pytest.mark.parametrize("hidden,activation", [((6, 0), "logistic"), ((5, 4), "logistic"), ((6, 0), "hard-sigmoid"),
                                                ((5, 4), "hard-sigmoid")])
-def test_sgd_step_follows_the_gradient(boards, hidden, activation):
-    """One step equals alpha * sum_k (t_k - y_k) * dy_k/dtheta, by central differences (a hard-sigmoid unit's
-    sum is never within the differences' 1e-6 of a kink of it here)."""
+def test_sgd_step_follows_the_gradient(boards, hidden, activation, cross_entropy):
+    """One step equals alpha * sum_k (t_k - y_k) * dy_k/dtheta, the squared error's descent, or with
+    ``cross_entropy`` alpha * sum_k (t_k - y_k) / (y_k (1 - y_k)) * dy_k/dtheta, the cross-entropy's, by
+    central differences (a hard-sigmoid unit's sum is never within the differences' 1e-6 of a kink of it
+    here)."""
     model = L.new_model(AMERICAN, hidden, seed=2, activation=activation)
     model[N.HEADER :] = np.random.default_rng(5).normal(0, 0.4, len(model) - N.HEADER)
     board = boards[7]
@@ -341,7 +344,7 @@ def test_sgd_step_follows_the_gradient(boards, hidden, activation):
     stepped = model.copy()
     n = N.encode(board, 0, ns)
     N.forward(stepped, n, ns)
-    N.sgd_step(stepped, n, ns, target, alpha)
+    N.sgd_step(stepped, n, ns, target, alpha, cross_entropy)
     rng = np.random.default_rng(9)
     touched = np.flatnonzero(stepped != model)
     checked = np.concatenate([rng.choice(touched, 40, replace=False),
@@ -350,7 +353,8 @@ def test_sgd_step_follows_the_gradient(boards, hidden, activation):
         e = np.zeros(len(model))
         e[i] = 1e-6
         dy = (reference_forward(model + e, x) - reference_forward(model - e, x)) / 2e-6
-        expected = alpha * float(((target - y) * dy).sum())
+        error = (target - y) / (y * (1 - y)) if cross_entropy else target - y
+        expected = alpha * float((error * dy).sum())
         assert stepped[i] - model[i] == pytest.approx(expected, rel=1e-4, abs=1e-12)
 
 

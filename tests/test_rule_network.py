@@ -262,12 +262,16 @@ class Stop(Exception):
     pass
 
 
-@pytest.mark.parametrize("halving,encoding", [(0, 1), (32, 2)])
-def test_resumed_training_equals_the_uninterrupted_run(tmp_path, halving, encoding):
+@pytest.mark.parametrize("halving,encoding,loss", [(0, 1, "squared"), (32, 2, "squared"), (32, 1, "cross-entropy")])
+def test_resumed_training_equals_the_uninterrupted_run(tmp_path, halving, encoding, loss):
     settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 96, 5, (8, 0), checkpoint_every=32,
-                                 alpha_halving=halving, encoding=encoding)
+                                 alpha_halving=halving, encoding=encoding, loss=loss)
     whole = L.train_reading(L.start_reading(settings), tmp_path / "whole.npz")
     assert int(whole.array[N.M_INPUTS]) == N.n_inputs(encoding)
+    assert load_model(tmp_path / "whole.npz").meta["training"].get("loss", "squared") == loss
+    if loss != "squared":  # the loss is the only difference, and it changes the steps
+        squared = L.train_reading(L.start_reading(dataclasses.replace(settings, loss="squared", checkpoint_every=0)))
+        assert not np.array_equal(whole.array, squared.array)
 
     def stop(done, evaluations):
         if done == 48:
@@ -276,7 +280,7 @@ def test_resumed_training_equals_the_uninterrupted_run(tmp_path, halving, encodi
     with pytest.raises(Stop):
         L.train_reading(L.start_reading(settings), tmp_path / "part.npz", progress=stop)
     resumed = L.resume_reading(tmp_path / "part.npz")
-    assert resumed.done == 32 and resumed.settings.encoding == encoding
+    assert resumed.done == 32 and resumed.settings.encoding == encoding and resumed.settings.loss == loss
     L.train_reading(resumed, tmp_path / "part.npz")
     assert np.array_equal(whole.array, resumed.array)
     assert np.array_equal(whole.knob_weights, resumed.knob_weights)
@@ -321,6 +325,8 @@ def test_train_command_trains_checkpoints_and_resumes(tmp_path):
         (["--rules", "european", "--alpha-halving", "32"], "--alpha-halving is for networks that read the rules"),
         (["--rules", "all", "--alpha-halving", "10"], "multiple of 16"),
         (["--rules", "all,fame"], "unknown rules"),
+        (["--rules", "all", "--loss", "huber"], "the loss must be one of squared, cross-entropy, got 'huber'"),
+        (["--rules", "european", "--loss", "l1"], "the loss must be one of squared, cross-entropy, got 'l1'"),
     ],
 )
 def test_train_reading_bad_input(tmp_path, args, fragment):
@@ -335,6 +341,8 @@ def test_resume_bad_input(reading_model, tmp_path):
                           "drop --hidden")
     assert_one_line_error(run("train", "--resume", str(reading_model), "--lambda", "0.5", "--seed", "3",
                               "--out", out), "drop --seed, --lambda")
+    assert_one_line_error(run("train", "--resume", str(reading_model), "--loss", "cross-entropy", "--out", out),
+                          "drop --loss")
     assert_one_line_error(run("train", "--resume", str(shipped_path("european")), "--out", out),
                           "not a checkpoint")
     assert_one_line_error(run("train", "--resume", str(reading_model), "--games", "20", "--out", out),

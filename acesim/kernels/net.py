@@ -1089,8 +1089,10 @@ def tangent_ranks(model, n):
 
 
 @njit(cache=True)
-def sgd_step(model, n, ns, target, alpha):
-    """Move every output ``y[k]`` towards ``target[k]``: ``theta += alpha * sum_k (target_k - y_k) grad y_k``.
+def sgd_step(model, n, ns, target, alpha, cross_entropy=False):
+    """Move every output ``y[k]`` towards ``target[k]``: ``theta += alpha * sum_k (target_k - y_k) grad y_k``,
+    the squared error's step; with ``cross_entropy``, ``theta += alpha * sum_k (target_k - y_k) grad z_k`` of
+    the outputs' sums ``z_k``, the cross-entropy's, which does not fade as ``y_k`` nears 0 or 1.
 
     ``forward`` must have just run on the same ``n`` inputs of ``ns``.  The
     first layer's gradient is zero outside the active inputs' rows, so only
@@ -1111,7 +1113,10 @@ def sgd_step(model, n, ns, target, alpha):
     bo = wo + H * K
     g = np.empty(MAX_OUTPUTS)
     for k in range(K):
-        g[k] = alpha * (target[k] - y[k]) * y[k] * (1.0 - y[k])
+        if cross_entropy:
+            g[k] = alpha * (target[k] - y[k])
+        else:
+            g[k] = alpha * (target[k] - y[k]) * y[k] * (1.0 - y[k])
     _deltas(model, ns, g)
     for j in range(H):
         for k in range(K):

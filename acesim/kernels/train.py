@@ -37,7 +37,7 @@ from acesim.kernels.rng import STREAM_WORDS, seed_game_streams
 
 
 @njit(cache=True)
-def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, targets):
+def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, targets, cross_entropy=False):
     """One game's TD(lambda) steps on ``model`` in place (module docstring).
 
     ``trace[:n]`` are the game's states under ``rules``, ``winner`` its
@@ -78,7 +78,7 @@ def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, ta
         forward(model, m, ns)
         for k in range(K):
             target[k] = targets[t, k] if trace[t, T_SIDE] == 0 else 1.0 - targets[t, k]
-        sgd_step(model, m, ns, target, alpha)
+        sgd_step(model, m, ns, target, alpha, cross_entropy)
 
 
 @njit(cache=True)
@@ -106,8 +106,9 @@ def self_play(model, start, rules, block_keys, first_game, n_games, turn_cap, wi
 
 
 @njit(cache=True)
-def td_updates(model, rules, traces, lengths, records, lam, alpha, sc, totals):
-    """``td_update`` for each game of a ``self_play`` batch, in game order; ``totals`` as ``train_games``."""
+def td_updates(model, rules, traces, lengths, records, lam, alpha, sc, totals, cross_entropy=False):
+    """``td_update`` for each game of a ``self_play`` batch, in game order; ``totals`` as ``train_games``;
+    ``cross_entropy``: the step of ``net.sgd_step``'s cross-entropy instead of its squared error."""
     values = np.empty((traces.shape[1], 2))
     targets = np.empty((traces.shape[1], 2))
     for i in range(lengths.shape[0]):
@@ -122,4 +123,5 @@ def td_updates(model, rules, traces, lengths, records, lam, alpha, sc, totals):
         totals[1] += n
         if records[i, WINNER] == records[i, FIRST_MOVER]:
             totals[4] += 1
-        td_update(model, rules, traces[i], n, records[i, WINNER], records[i, POINTS], lam, alpha, sc, values, targets)
+        td_update(model, rules, traces[i], n, records[i, WINNER], records[i, POINTS], lam, alpha, sc, values, targets,
+                  cross_entropy)

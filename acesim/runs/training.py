@@ -45,6 +45,17 @@ POINTS_SCALE = RI.POINTS_SCALE
 # a network's hidden units (kernels.net): the tag of its header for each name ``--activation`` takes
 ACTIVATIONS = {"logistic": N.NET_TAG, "hard-sigmoid": N.HARD_NET_TAG}
 DEFAULT_ACTIVATION = "logistic"
+# What each state's step descends (``net.sgd_step``): TD-Gammon's squared error of the outputs, or their
+# cross-entropy, whose step does not fade where an output nears 0 or 1.
+LOSSES = ("squared", "cross-entropy")
+DEFAULT_LOSS = "squared"
+
+
+def check_loss(loss: str) -> bool:
+    """Whether ``loss`` (one of ``LOSSES``) is the cross-entropy; any other name is one line."""
+    if loss not in LOSSES:
+        raise AcesimError(f"the loss must be one of {', '.join(LOSSES)}, got {loss!r}")
+    return loss == "cross-entropy"
 
 
 def activation_of(array: np.ndarray) -> str:
@@ -153,15 +164,21 @@ def start_record(start: str, sha256: str) -> dict:
     return {"start": start, "start_sha256": sha256} if start else {}
 
 
+def loss_record(loss: str) -> dict:
+    """What a model's ``training`` records of its loss: nothing for the squared error, which every model
+    trained before the choice was offered used."""
+    return {} if loss == DEFAULT_LOSS else {"loss": loss}
+
+
 def training_metadata(command: str, report: TrainingReport, workers: int, seed: int, lam: float, alpha: float,
                       hidden: tuple[int, int], width: int, objective: str, start: str = "",
-                      start_sha256: str = "", activation: str = DEFAULT_ACTIVATION) -> dict:
+                      start_sha256: str = "", activation: str = DEFAULT_ACTIVATION, loss: str = DEFAULT_LOSS) -> dict:
     """The ``meta`` a trained model is saved with: the command and settings that reproduce it, and its results."""
     return {
         "command": command,
         "training": {"games": report.games, "workers": workers, "seed": seed, "lambda": lam, "alpha": alpha,
                      "hidden": list(hidden), "activation": activation, "width": width, "objective": objective,
-                     **start_record(start, start_sha256),
+                     **loss_record(loss), **start_record(start, start_sha256),
                      "states": report.states, "unfinished": report.unfinished, "too_long": report.too_long, "seconds": round(report.seconds, 1)},
         "evaluations": report.evaluations,
     }
@@ -369,6 +386,7 @@ def train(
     workers: int = 1,
     encoding: int | None = None,
     activation: str | None = None,
+    loss: str = DEFAULT_LOSS,
 ) -> tuple[np.ndarray, TrainingReport]:
     """Train a network for ``rules`` by ``games`` games of TD(lambda) self-play (``kernels.train``).
 
@@ -384,8 +402,10 @@ def train(
     weights drawn from the seed; the dice are still the seed's.  ``encoding``:
     the inputs the network reads (``kernels.net``; by default the start
     network's own, else ``ENCODING_VERSION``); ``activation``: its hidden units (``ACTIVATIONS``; by
-    default the start network's own, else logistic), a start network's converted (``with_activation``).
+    default the start network's own, else logistic), a start network's converted (``with_activation``);
+    ``loss``: what each step descends (``LOSSES``).
     """
+    cross_entropy = check_loss(loss)
     if games <= 0:
         raise AcesimError(f"the number of training games must be positive, got {games}")
     if rules.has_cube:
@@ -423,7 +443,7 @@ def train(
             n = min(TRAIN_BATCH, games - done)  # batches never depend on the evaluations
             tasks = [(array, rules, seed, a, m, width) for a, m in _pieces(done, n, workers)]
             for traces, lengths, records in map_tasks(play_training_games, tasks, backend):
-                T.td_updates(array, rules_array, traces, lengths, records, lam, alpha, sc, totals)
+                T.td_updates(array, rules_array, traces, lengths, records, lam, alpha, sc, totals, cross_entropy)
             before, done = done, done + n
             evaluation = None
             if eval_every and (done // eval_every > before // eval_every or done == games):
@@ -495,6 +515,7 @@ class ReadingSettings:
     start_sha256: str = ""  # that model's digest, so the run can be reproduced from the same file
     encoding: int = N.ENCODING_VERSION  # the inputs of a network drawn from the seed (kernels.net)
     activation: str = DEFAULT_ACTIVATION  # its hidden units (ACTIVATIONS); a start network's are converted
+    loss: str = DEFAULT_LOSS  # what each state's step descends (LOSSES)
 
     def step_size(self, done: int) -> float:
         """The step size of the batch that starts after ``done`` games."""
@@ -525,6 +546,7 @@ class ReadingSettings:
         if self.alpha_halving < 0 or self.alpha_halving % TRAIN_BATCH:
             raise AcesimError(f"--alpha-halving must be 0 or a multiple of {TRAIN_BATCH} games, got {self.alpha_halving}")
         check_seed(self.seed)
+        check_loss(self.loss)
         new_rule_model(self.hidden, self.seed, self.encoding, self.activation)  # checks sizes, encoding, units
 
     def to_json(self) -> dict:
@@ -534,7 +556,7 @@ class ReadingSettings:
                 "eval_games": self.eval_games, "eval_mixes": self.eval_mixes,
                 "checkpoint_every": self.checkpoint_every, "alpha_halving": self.alpha_halving,
                 "start": self.start, "start_sha256": self.start_sha256, "encoding": self.encoding,
-                "activation": self.activation}
+                "activation": self.activation, **loss_record(self.loss)}
 
     @classmethod
     def from_json(cls, doc: dict) -> ReadingSettings:
@@ -543,7 +565,8 @@ class ReadingSettings:
                    float(doc["lambda"]), float(doc["alpha"]), int(doc["width"]), int(doc["eval_every"]),
                    int(doc["eval_games"]), int(doc["eval_mixes"]), int(doc["checkpoint_every"]),
                    int(doc.get("alpha_halving", 0)), str(doc.get("start", "")), str(doc.get("start_sha256", "")),
-                   int(doc.get("encoding", 1)), str(doc.get("activation", DEFAULT_ACTIVATION)))
+                   int(doc.get("encoding", 1)), str(doc.get("activation", DEFAULT_ACTIVATION)),
+                   str(doc.get("loss", DEFAULT_LOSS)))
 
 
 @dataclass
@@ -566,7 +589,7 @@ class ReadingRun:
             "command": self.command,
             "training": {"games": int(self.totals[0]), "workers": workers, "seed": s.seed, "lambda": s.lam,
                          "alpha": s.alpha, "alpha_halving": s.alpha_halving, "hidden": list(s.hidden), "activation": s.activation, "width": s.width,
-                         "objective": "auto",
+                         "objective": "auto", **loss_record(s.loss),
                          "anchors": [r.name for r in s.anchors], "random_share": s.random_share,
                          **start_record(s.start, s.start_sha256),
                          "states": int(self.totals[1]), "unfinished": int(self.totals[2]),
@@ -682,7 +705,8 @@ def train_reading(run: ReadingRun, checkpoint=None, workers: int = 1,
             tasks = [(folded, rules, s.seed, a, m, s.width) for a, m in _pieces(run.done, n, workers)]
             alpha = s.step_size(run.done)
             for traces, lengths, records in map_tasks(play_training_games, tasks, backend):
-                T.td_updates(folded, rules.to_array(), traces, lengths, records, s.lam, alpha, sc, run.totals)
+                T.td_updates(folded, rules.to_array(), traces, lengths, records, s.lam, alpha, sc, run.totals,
+                             s.loss == "cross-entropy")
             RI.unfold(run.array, run.knob_weights, before, folded, rules)
             previous, run.done = run.done, run.done + n
             run.seconds = time.perf_counter() - began
