@@ -248,8 +248,8 @@ _OBJECTIVES = {N.OBJECTIVE_WINS: "wins", N.OBJECTIVE_POINTS: "points"}
 def _refuse_other_sizes(what: str, sizes: tuple[int, int], asked: tuple[int, int]) -> None:
     if sizes != asked:
         raise AcesimError(f"{what} has hidden layers {sizes[0]},{sizes[1]}; the run asks for {asked[0]},{asked[1]} "
-                          "(a network of one hidden layer can be widened, or deepened by a second layer; give it as many units or "
-                          "more)")
+                          "(a network of one hidden layer can be widened, or deepened by a second layer; "
+                          "give it as many units or more)")
 
 
 def widened(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
@@ -283,7 +283,8 @@ def widened(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
 
 
 # How far into its logistic function a deepened network's pass-through unit works: the unit is
-# sigma(DEEPEN_SCALE z) for the start's output sum z, read back as (4 sigma - 2) / DEEPEN_SCALE = z - DEEPEN_SCALE^2 z^3 / 12 + ...
+# sigma(DEEPEN_SCALE z) for the start's output sum z, read back as
+# (4 sigma - 2) / DEEPEN_SCALE = z - DEEPEN_SCALE^2 z^3 / 12 + ...
 DEEPEN_SCALE = 0.1
 
 
@@ -294,10 +295,11 @@ def deepened(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
     The first layer is ``start``'s, widened by ``fresh``'s units as ``widened`` does.  The second layer's
     first units, one per output, pass the start's output sums through: unit k computes
     ``sigma(DEEPEN_SCALE z_k)`` of the start's sum ``z_k`` of output k, which the output reads back as
-    ``z_k`` (exactly for hard-sigmoid units, within ``DEEPEN_SCALE^2 |z_k|^3 / 12`` for logistic
-    ones); the rest are ``fresh``'s, with output weights of zero.  So the deeper network plays as the
-    start does, and a gradient reaches its first layer as it reached the start's (Net2Net's deeper
-    network, Chen, Goodfellow and Shlens, 2016, for units that are linear only near 0).
+    ``z_k`` (exactly for hard-sigmoid units while ``|DEEPEN_SCALE z_k| < 2``, within
+    ``DEEPEN_SCALE^2 |z_k|^3 / 12`` for logistic ones); the rest are ``fresh``'s, with output weights of
+    zero.  So the deeper network plays as the start does, and a gradient reaches its first layer nearly
+    as it reached the start's (Net2Net's deeper network, Chen, Goodfellow and Shlens, 2016, for units
+    that are linear only near 0).
     """
     old, new, h2 = int(start[N.M_HIDDEN1]), int(fresh[N.M_HIDDEN1]), int(fresh[N.M_HIDDEN2])
     n_in, outputs = int(start[N.M_INPUTS]), int(start[N.M_OUTPUTS])
