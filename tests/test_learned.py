@@ -344,7 +344,7 @@ def test_sgd_step_follows_the_gradient(boards, hidden, activation, cross_entropy
     stepped = model.copy()
     n = N.encode(board, 0, ns)
     N.forward(stepped, n, ns)
-    N.sgd_step(stepped, n, ns, target, alpha, cross_entropy)
+    N.sgd_step(stepped, n, ns, target, alpha, np.bool_(cross_entropy))
     rng = np.random.default_rng(9)
     touched = np.flatnonzero(stepped != model)
     checked = np.concatenate([rng.choice(touched, 40, replace=False),
@@ -505,7 +505,7 @@ def test_td_lambda_returns():
     scale = model[N.M_POINTS_SCALE]
     for lam in (0.0, 0.6, 1.0):
         values, targets = np.zeros((3, 2)), np.zeros((3, 2))
-        td_update(model.copy(), rules_array, trace, 3, 1, 6, lam, 0.1, new_scratch(1), values, targets)
+        td_update(model.copy(), rules_array, trace, 3, 1, 6, lam, 0.1, new_scratch(1), values, targets, np.bool_(False))
         assert np.allclose(values[:, 0], seat_a)
         # seat B won 6 points: R = 0 for winning, (-6/scale + 1)/2 for points, from A's view
         returns = [0.0, (1 - 6 / scale) / 2]
@@ -520,7 +520,8 @@ def test_td_lambda_returns():
         one = trace[:1].copy()
         one[0, K.T_SIDE] = side
         stepped = model.copy()
-        td_update(stepped, rules_array, one, 1, winner, 1, 0.7, 0.5, new_scratch(1), np.zeros((1, 2)), np.zeros((1, 2)))
+        td_update(stepped, rules_array, one, 1, winner, 1, 0.7, 0.5, new_scratch(1), np.zeros((1, 2)), np.zeros((1, 2)),
+                  np.bool_(False))
         before, after = np.zeros(1), np.zeros(1)
         N.win_probabilities(model, boards[:1], before)
         N.win_probabilities(stepped, boards[:1], after)

@@ -77,7 +77,8 @@ def test_training_targets_hold_the_points_value_to_the_position():
     trace[:, K.T_BOARD :] = boards
     trace[:, K.T_SIDE] = 0  # every state seat A's, so values are the side on roll's
     values, targets = np.zeros((len(boards), 2)), np.zeros((len(boards), 2))
-    td_update(model.copy(), rules.to_array(), trace, len(boards), 0, 1, 0.7, 0.0, new_scratch(1), values, targets)
+    td_update(model.copy(), rules.to_array(), trace, len(boards), 0, 1, 0.7, 0.0, new_scratch(1), values, targets,
+              np.bool_(False))
     scale = model[N.M_POINTS_SCALE]
     points = scale * (2 * values[:, 1] - 1)
     p = values[:, 0]

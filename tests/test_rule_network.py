@@ -117,7 +117,7 @@ def test_unfolding_one_step_is_sgd_on_the_unfolded_network(boards):
     target = np.array([0.9, 0.2])
     m = N.encode(board, 0, ns)
     N.forward(after, m, ns)
-    N.sgd_step(after, m, ns, target, 0.3)
+    N.sgd_step(after, m, ns, target, 0.3, np.bool_(False))
     trained, trained_knobs = array.copy(), knob_weights.copy()
     RI.unfold(trained, trained_knobs, before, after, rules)
     # the same step by hand, on the unfolded network whose extra inputs are the knob units
@@ -132,7 +132,7 @@ def test_unfolding_one_step_is_sgd_on_the_unfolded_network(boards):
     ns.idx[m : m + len(active)] = [n_in + u for u in active]
     ns.val[m : m + len(active)] = 1.0
     N.forward(wide, m + len(active), ns)
-    N.sgd_step(wide, m + len(active), ns, target, 0.3)
+    N.sgd_step(wide, m + len(active), ns, target, 0.3, np.bool_(False))
     w1_wide = wide[N.HEADER : N.HEADER + (n_in + RI.N_KNOB_UNITS) * h1].reshape(n_in + RI.N_KNOB_UNITS, h1)
     expected = np.concatenate([wide[: N.HEADER], w1_wide[:n_in].ravel(), wide[N.HEADER + w1_wide.size :]])
     expected[N.M_INPUTS], expected[N.M_POINTS_SCALE] = n_in, array[N.M_POINTS_SCALE]
@@ -378,8 +378,8 @@ def test_train_command_starts_from_a_model(reading_model, tmp_path):
     common = ["--games", "16", "--out", str(out), "--force", "--no-progress"]
     assert_one_line_error(run("train", "--rules", "all", "--start", str(reading_model), "--hidden", "8", *common),
                           "hidden layers 12,0; the run asks for 8,0")
-    assert_one_line_error(run("train", "--rules", "all", "--start", str(reading_model), "--hidden", "20,4",
-                              *common), "hidden layers 12,0; the run asks for 20,4")
+    assert_one_line_error(run("train", "--rules", "all", "--start", str(reading_model), "--hidden", "20,1",
+                              *common), "hidden layers 12,0; the run asks for 20,1")  # too few for two outputs
     assert_one_line_error(run("train", "--rules", "all", "--start", str(shipped_path("european")), *common),
                           "not a network that reads the rules")
     assert_one_line_error(run("train", "--rules", "european", "--start", str(reading_model), *common),

@@ -1089,7 +1089,7 @@ def tangent_ranks(model, n):
 
 
 @njit(cache=True)
-def sgd_step(model, n, ns, target, alpha, cross_entropy=False):
+def sgd_step(model, n, ns, target, alpha, cross_entropy):
     """Move every output ``y[k]`` towards ``target[k]``: ``theta += alpha * sum_k (target_k - y_k) grad y_k``,
     the squared error's step; with ``cross_entropy``, ``theta += alpha * sum_k (target_k - y_k) grad z_k`` of
     the outputs' sums ``z_k``, the cross-entropy's, which does not fade as ``y_k`` nears 0 or 1.

@@ -37,7 +37,7 @@ from acesim.kernels.rng import STREAM_WORDS, seed_game_streams
 
 
 @njit(cache=True)
-def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, targets, cross_entropy=False):
+def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, targets, cross_entropy):
     """One game's TD(lambda) steps on ``model`` in place (module docstring).
 
     ``trace[:n]`` are the game's states under ``rules``, ``winner`` its
@@ -106,7 +106,7 @@ def self_play(model, start, rules, block_keys, first_game, n_games, turn_cap, wi
 
 
 @njit(cache=True)
-def td_updates(model, rules, traces, lengths, records, lam, alpha, sc, totals, cross_entropy=False):
+def td_updates(model, rules, traces, lengths, records, lam, alpha, sc, totals, cross_entropy):
     """``td_update`` for each game of a ``self_play`` batch, in game order; ``totals`` as ``train_games``;
     ``cross_entropy``: the step of ``net.sgd_step``'s cross-entropy instead of its squared error."""
     values = np.empty((traces.shape[1], 2))

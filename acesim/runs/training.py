@@ -407,7 +407,7 @@ def train(
     default the start network's own, else logistic), a start network's converted (``with_activation``);
     ``loss``: what each step descends (``LOSSES``).
     """
-    cross_entropy = check_loss(loss)
+    cross_entropy = np.bool_(check_loss(loss))  # a value, not a constant: one compiled kernel for both losses
     if games <= 0:
         raise AcesimError(f"the number of training games must be positive, got {games}")
     if rules.has_cube:
@@ -708,7 +708,7 @@ def train_reading(run: ReadingRun, checkpoint=None, workers: int = 1,
             alpha = s.step_size(run.done)
             for traces, lengths, records in map_tasks(play_training_games, tasks, backend):
                 T.td_updates(folded, rules.to_array(), traces, lengths, records, s.lam, alpha, sc, run.totals,
-                             s.loss == "cross-entropy")
+                             np.bool_(s.loss == "cross-entropy"))
             RI.unfold(run.array, run.knob_weights, before, folded, rules)
             previous, run.done = run.done, run.done + n
             run.seconds = time.perf_counter() - began
