@@ -266,20 +266,23 @@ def widened(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
     n_in, outputs = int(start[N.M_INPUTS]), int(start[N.M_OUTPUTS])
     if len(start) != N.HEADER + N.n_parameters(n_in, old, 0, outputs):
         return start  # not a network of these sizes: ``refuse_other_network`` says so
-
-    def parts(array: np.ndarray) -> tuple[np.ndarray, ...]:
-        b1 = RI.b1_slice(array)
-        hidden = b1.stop - b1.start
-        return (array[N.HEADER:b1.start].reshape(n_in, hidden), array[b1],
-                array[b1.stop:b1.stop + hidden * outputs].reshape(hidden, outputs))
-
-    w1, b1, w2 = parts(start)
-    fresh_w1, fresh_b1, _ = parts(fresh)
+    w1, b1, wo = _grown_first_layer(start, fresh)
     header = start[:N.HEADER].copy()
     header[N.M_HIDDEN1] = new
-    return np.concatenate([header, np.hstack([w1, fresh_w1[:, old:]]).ravel(),
-                           np.concatenate([b1, fresh_b1[old:]]),
-                           np.vstack([w2, np.zeros((new - old, outputs))]).ravel(), start[-outputs:]])
+    return np.concatenate([header, w1.ravel(), b1, np.vstack([wo, np.zeros((new - old, outputs))]).ravel(),
+                           start[-outputs:]])
+
+
+def _grown_first_layer(start: np.ndarray, fresh: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The first-layer weights and biases of ``start`` (one hidden layer) with ``fresh``'s units past its
+    own appended, and ``start``'s output weights (``[hidden1 x outputs]``)."""
+    n_in, outputs = int(start[N.M_INPUTS]), int(start[N.M_OUTPUTS])
+    mine, theirs = RI.b1_slice(start), RI.b1_slice(fresh)
+    old, new = mine.stop - mine.start, theirs.stop - theirs.start
+    w1 = np.hstack([start[N.HEADER:mine.start].reshape(n_in, old),
+                    fresh[N.HEADER:theirs.start].reshape(n_in, new)[:, old:]])
+    return (w1, np.concatenate([start[mine], fresh[theirs][old:]]),
+            start[mine.stop:mine.stop + old * outputs].reshape(old, outputs))
 
 
 # How far into its logistic function a deepened network's pass-through unit works: the unit is
@@ -308,25 +311,19 @@ def deepened(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
         return start
     if len(start) != N.HEADER + N.n_parameters(n_in, old, 0, outputs):
         return start  # not a network of these sizes: ``refuse_other_network`` says so
-    at = N.HEADER
-    w1 = start[at:at + n_in * old].reshape(n_in, old)
-    b1 = start[at + n_in * old:at + n_in * old + old]
-    wo = start[at + n_in * old + old:-outputs].reshape(old, outputs)
-    bo = start[-outputs:]
-    at2 = at + n_in * new
-    fresh_w1 = fresh[at:at2].reshape(n_in, new)
-    fresh_b1 = fresh[at2:at2 + new]
-    w2 = fresh[at2 + new:at2 + new + new * h2].reshape(new, h2).copy()
-    b2 = fresh[at2 + new + new * h2:at2 + new + new * h2 + h2].copy()
+    w1, b1, wo = _grown_first_layer(start, fresh)
+    second = RI.b1_slice(fresh).stop  # the fresh network's second layer: W2 [new x h2], then b2
+    w2 = fresh[second:second + new * h2].reshape(new, h2).copy()
+    b2 = fresh[second + new * h2:second + new * h2 + h2].copy()
     w2[:, :outputs] = 0.0
     w2[:old, :outputs] = DEEPEN_SCALE * wo
-    b2[:outputs] = DEEPEN_SCALE * bo
+    b2[:outputs] = DEEPEN_SCALE * start[-outputs:]
     w_out = np.zeros((h2, outputs))
     w_out[np.arange(outputs), np.arange(outputs)] = 4.0 / DEEPEN_SCALE
     header = start[:N.HEADER].copy()
     header[N.M_HIDDEN1], header[N.M_HIDDEN2] = new, h2
-    return np.concatenate([header, np.hstack([w1, fresh_w1[:, old:]]).ravel(), np.concatenate([b1, fresh_b1[old:]]),
-                           w2.ravel(), b2, w_out.ravel(), np.full(outputs, -2.0 / DEEPEN_SCALE)])
+    return np.concatenate([header, w1.ravel(), b1, w2.ravel(), b2, w_out.ravel(),
+                           np.full(outputs, -2.0 / DEEPEN_SCALE)])
 
 
 def grown(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
