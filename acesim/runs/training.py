@@ -693,6 +693,7 @@ def train_reading(run: ReadingRun, checkpoint=None, workers: int = 1,
     """
     s = run.settings
     check_workers(workers)
+    cross_entropy = np.bool_(check_loss(s.loss))  # as ``train`` passes it
     sc = worker_memory(s.width).search
     began = time.perf_counter() - run.seconds
     with interruptible(), LocalProcesses(workers) as backend:
@@ -705,7 +706,7 @@ def train_reading(run: ReadingRun, checkpoint=None, workers: int = 1,
             alpha = s.step_size(run.done)
             for traces, lengths, records in map_tasks(play_training_games, tasks, backend):
                 T.td_updates(folded, rules.to_array(), traces, lengths, records, s.lam, alpha, sc, run.totals,
-                             np.bool_(s.loss == "cross-entropy"))
+                             cross_entropy)
             RI.unfold(run.array, run.knob_weights, before, folded, rules)
             previous, run.done = run.done, run.done + n
             run.seconds = time.perf_counter() - began
