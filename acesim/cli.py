@@ -702,7 +702,7 @@ def ladder(
 
 
 READING_EVAL_EVERY = 100_000  # a rule-reading run's evaluations play six rule sets: fewer of them
-# The settings a rule-reading run keeps from its checkpoint: --resume refuses them on the command line.
+# The settings a run keeps from its checkpoint: --resume refuses them on the command line.
 _RUN_SETTINGS = ("rules", "rule", "seed", "hidden", "lam", "alpha", "width", "objective", "eval_every",
                  "eval_games", "random_share", "eval_mixes", "checkpoint_every", "alpha_halving", "start",
                  "encoding", "activation", "loss")
@@ -742,12 +742,12 @@ def train(
                                "is played under random mixes of every checker knob, the rest under the "
                                "anchors of --rules.  [default: 0.5 with --rules all or several]")] = None,
     alpha_halving: Annotated[int, typer.Option(
-        "--alpha-halving", help="Rule-reading runs: halve the step size every N games (0 = constant).")] = 0,
+        "--alpha-halving", help="Halve the step size every N games (0 = constant).")] = 0,
     eval_mixes: Annotated[int, typer.Option(
         "--eval-mixes", help="Rule-reading runs: random mixes evaluated besides the four presets.")] = 2,
     checkpoint: Annotated[Optional[Path], typer.Option(
-        "--checkpoint", help="Rule-reading runs: write the model and the training state here atomically "
-                             "every --checkpoint-every games; --resume continues from it.")] = None,
+        "--checkpoint", help="Write the model and the training state here atomically every "
+                             "--checkpoint-every games; --resume continues from it.")] = None,
     checkpoint_every: Annotated[int, typer.Option(
         "--checkpoint-every", help="Games between checkpoints.")] = 10_000,
     start: Annotated[Optional[Path], typer.Option(
@@ -772,80 +772,16 @@ def train(
                        "about a quarter of the squared error's --alpha moves outputs near 1/2 as far).")
     ] = "squared",
     resume: Annotated[Optional[Path], typer.Option(
-        "--resume", help="Continue the rule-reading run of this checkpoint with its own settings (--games "
-                         "may raise its target); the result equals the uninterrupted run's.")] = None,
+        "--resume", help="Continue the run of this checkpoint (or finished model) with its own settings "
+                         "(--games may raise its target); the result equals the uninterrupted run's.")] = None,
     workers: WorkersOption = None,
     progress: ProgressOption = True,
 ) -> None:
     """Train the learned player by TD(lambda) self-play and write its model file."""
-    from acesim.runs import training as L
-
     with one_line_errors():
-        if resume is not None or random_share is not None or rules == "all" or "," in rules:
-            _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
-                           eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume,
-                           workers, progress, alpha_halving, start, encoding, activation, loss)
-            return
-        for name, given in (("--checkpoint", checkpoint is not None), ("--alpha-halving", alpha_halving)):
-            if given:
-                raise AcesimError(f"{name} is for networks that read the rules (--rules all, or --random-share)")
-        rule_sets = _rule_sets(rules, rule)
-        if len(rule_sets) != 1:
-            raise AcesimError("train takes one rule set")
-        ruleset = rule_sets[0]
-        if out is None:
-            raise AcesimError("train needs --out FILE.npz")
-        if out.suffix != ".npz":
-            raise AcesimError(f"the model file must end in .npz, got {out}")
-        if out.exists() and not force:
-            raise AcesimError(f"{out} exists; use --force to replace it")
-        sizes = L.parse_hidden(hidden)
-        L.check_loss(loss)
-        if eval_every < 0 or eval_games <= 0:
-            raise AcesimError("--eval-every must be 0 or more and --eval-games positive")
-        n_workers = _worker_count(workers)
-        begin = None if start is None else L.start_model(start, ruleset)
-        if begin is not None and not _on_command_line(ctx, "hidden"):
-            sizes = begin.hidden
-        if begin is not None:
-            encoding = _start_encoding(ctx, start, begin.array, encoding)
-        activation = L.run_activation(activation, None if begin is None else begin.array)
-        # checks sizes, objective, encoding and activation before any game
-        fresh = L.new_model(ruleset, sizes, seed, objective, encoding, activation)
-        if begin is not None:
-            L.refuse_other_network(str(start), L.grown(L.with_activation(begin.array, activation), fresh), fresh,
-                                   objective)
-        aio.check_target(out)  # fail now, not after the training, if it cannot be written
-        command = _command_line(ctx)
-        with _progress_bar(games, "training", progress) as advance:
-            last = [0]
-
-            def report(done: int, evaluation: dict | None) -> None:
-                if advance is not None:
-                    advance(done - last[0])
-                last[0] = done
-                if evaluation is not None:
-                    low, high = evaluation["win_rate_ci95"]
-                    console.print(
-                        f"after {done:,} games: {evaluation['win_rate']:.3f} [{low:.3f}, {high:.3f}] against "
-                        f"expert over {evaluation['games']:,} games", markup=False,
-                    )
-                    console.file.flush()  # a log file keeps each evaluation even if the run is stopped
-
-            array, result = L.train(ruleset, games, seed, sizes, lam, alpha, width,
-                                    eval_every=eval_every or games, eval_games=eval_games,
-                                    objective=objective, progress=report, workers=n_workers,
-                                    start=None if begin is None else begin.array, encoding=encoding,
-                                    activation=activation, loss=loss)
-        meta = L.training_metadata(command, result, n_workers, seed, lam, alpha, sizes, width, objective,
-                                   str(start or ""), begin.sha256 if begin is not None else "", activation, loss)
-        L.save_model(out, array, ruleset, meta)
-    final = result.evaluations[-1]
-    low, high = final["win_rate_ci95"]
-    console.print(
-        f"{out}: {result.games:,} games in {result.seconds / 60:.1f} min; against expert "
-        f"{final['win_rate']:.3f} [{low:.3f}, {high:.3f}] (n = {final['games']:,})", markup=False,
-    )
+        _train_run(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
+                   eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume, workers,
+                   progress, alpha_halving, start, encoding, activation, loss)
 
 
 def _on_command_line(ctx: typer.Context, name: str) -> bool:
@@ -880,10 +816,11 @@ def _start_encoding(ctx: typer.Context, start: Path, array, encoding: int) -> in
     return own
 
 
-def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
-                   eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume, workers,
-                   progress, alpha_halving, start, encoding, activation, loss) -> None:
-    """``acesim train`` of one network that reads the rules: a new run, or ``--resume`` of one."""
+def _train_run(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
+               eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume, workers,
+               progress, alpha_halving, start, encoding, activation, loss) -> None:
+    """``acesim train``: a new run (of one rule set, or of one network that reads the rules), or ``--resume``
+    of one."""
     from acesim.engine.rules import PRESETS
     from acesim.runs import training as L
 
@@ -900,31 +837,39 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
         if given:
             names = ", ".join("--lambda" if p == "lam" else f"--{p.replace('_', '-')}" for p in given)
             raise AcesimError(f"--resume continues a run with the settings of its checkpoint; drop {names}")
-        run = L.resume_reading(resume, games if _on_command_line(ctx, "games") else None)
+        run = L.resume_run(resume, games if _on_command_line(ctx, "games") else None)
         checkpoint = resume if checkpoint is None else checkpoint
     else:
-        if objective != "auto":
-            raise AcesimError("a network that reads the rules maximises points where the rules score them "
-                              "(--objective auto)")
-        if not _on_command_line(ctx, "eval_every"):
-            eval_every = READING_EVAL_EVERY
-        anchors = tuple(PRESETS.values()) if rules == "all" else tuple(_rule_sets(rules, rule))
-        if rules == "all" and rule:
-            raise AcesimError("--rules all takes no --rule overrides; name the rule sets instead")
+        reads_rules = random_share is not None or rules == "all" or "," in rules
+        if reads_rules:
+            if not _on_command_line(ctx, "eval_every"):
+                eval_every = READING_EVAL_EVERY
+            if rules == "all" and rule:
+                raise AcesimError("--rules all takes no --rule overrides; name the rule sets instead")
+            anchors = tuple(PRESETS.values()) if rules == "all" else tuple(_rule_sets(rules, rule))
+        else:
+            if _on_command_line(ctx, "eval_mixes"):
+                raise AcesimError("--eval-mixes is for networks that read the rules (--rules all, or --random-share)")
+            anchors = tuple(_rule_sets(rules, rule))
+            if len(anchors) != 1:
+                raise AcesimError("train takes one rule set")
         sizes = L.parse_hidden(hidden)
-        begin = None if start is None else L.start_model(start)
+        begin = None if start is None else L.start_model(start, None if reads_rules else anchors[0])
         if begin is not None and not _on_command_line(ctx, "hidden"):
             sizes = begin.hidden
         if begin is not None:
             encoding = _start_encoding(ctx, start, begin.array, encoding)
-        activation = L.run_activation(activation, None if begin is None else begin.array)
-        settings = L.ReadingSettings(
-            anchors, 0.5 if random_share is None else random_share, games, seed, sizes, lam,
-            alpha, width, eval_every or games, eval_games, eval_mixes,
-            checkpoint_every if checkpoint is not None else 0, alpha_halving, str(start) if start else "",
-            encoding=encoding, activation=activation, loss=loss)
-        command = _command_line(ctx)
-        run = L.start_reading(settings, command)
+        common = dict(
+            hidden=sizes, lam=lam, alpha=alpha, width=width, eval_every=eval_every or games, eval_games=eval_games,
+            checkpoint_every=checkpoint_every if checkpoint is not None else 0, alpha_halving=alpha_halving,
+            start=str(start) if start else "", encoding=encoding, loss=loss,
+            activation=L.run_activation(activation, None if begin is None else begin.array))
+        if reads_rules:
+            settings = L.RunSettings(anchors, 0.5 if random_share is None else random_share, games, seed,
+                                     eval_mixes=eval_mixes, objective=objective, **common)
+        else:
+            settings = L.RunSettings.of_rules(anchors[0], games, seed, objective=objective, **common)
+        run = L.start_run(settings, _command_line(ctx))  # checks every setting before any game
     for path in (out, checkpoint):
         if path is not None:
             aio.check_target(path)  # fail now, not after the training, if it cannot be written
@@ -940,15 +885,21 @@ def _train_reading(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width
             last[0] = done
             for e in evaluations or ():
                 low, high = e["win_rate_ci95"]
+                under = f", {e['rules']}" if "rules" in e else ""
                 console.print(
-                    f"after {done:,} games, {e['rules']}: {e['win_rate']:.3f} [{low:.3f}, {high:.3f}] against "
+                    f"after {done:,} games{under}: {e['win_rate']:.3f} [{low:.3f}, {high:.3f}] against "
                     f"expert over {e['games']:,} games", markup=False,
                 )
             console.file.flush()  # a log file keeps each evaluation even if the run is stopped
 
-        L.train_reading(run, checkpoint, n_workers, report)
+        L.train_run(run, checkpoint, n_workers, report)
     run.save(out, n_workers)
-    console.print(f"{out}: {int(run.totals[0]):,} games in {run.seconds / 60:.1f} min", markup=False)
+    summary = f"{out}: {run.games:,} games in {run.seconds / 60:.1f} min"
+    if not run.settings.reads_rules and run.evaluations:
+        final = run.evaluations[-1]
+        low, high = final["win_rate_ci95"]
+        summary += f"; against expert {final['win_rate']:.3f} [{low:.3f}, {high:.3f}] (n = {final['games']:,})"
+    console.print(summary, markup=False)
 
 
 # --- analyses and reports --------------------------------------------------------

@@ -470,6 +470,65 @@ def test_training_is_reproducible_whatever_the_number_of_workers():
     assert [e["after_games"] for e in report.evaluations] == [32, 40]  # after the batch that passes 20
 
 
+class Stop(Exception):
+    pass
+
+
+def test_a_run_of_one_rule_set_checkpoints_and_resumes_to_the_uninterrupted_run(tmp_path):
+    """A run of one rule set is written to its checkpoint as a model of that rule set (format 1) with its
+    state; stopped and resumed, it ends on the uninterrupted run's bits, and without halving it is
+    ``train``'s network."""
+    settings = L.RunSettings.of_rules(BACKGAMMON, 96, 5, hidden=(8, 0), checkpoint_every=32, alpha_halving=32,
+                                      alpha=0.2)
+    whole = L.train_run(L.start_run(settings), tmp_path / "whole.npz")
+    saved = L.load_model(tmp_path / "whole.npz")
+    assert not saved.reads_rules and saved.rules_name == "backgammon" and np.array_equal(saved.array, whole.array)
+    assert saved.meta["training"]["alpha_halving"] == 32 and saved.meta["training_state"]["games_done"] == 96
+    constant = L.train_run(L.start_run(dataclasses.replace(settings, alpha_halving=0, checkpoint_every=0)))
+    assert not np.array_equal(whole.array, constant.array)  # the halving is what differs
+    assert np.array_equal(constant.array, L.train(BACKGAMMON, 96, 5, (8, 0), alpha=0.2)[0])
+
+    def stop(done, evaluations):
+        if done == 48:
+            raise Stop
+
+    with pytest.raises(Stop):
+        L.train_run(L.start_run(settings), tmp_path / "part.npz", progress=stop)
+    resumed = L.resume_run(tmp_path / "part.npz")
+    assert resumed.done == 32 and resumed.knob_weights is None and not resumed.settings.reads_rules
+    L.train_run(resumed, tmp_path / "part.npz", workers=2)
+    assert np.array_equal(whole.array, resumed.array) and np.array_equal(whole.totals, resumed.totals)
+
+
+def test_train_command_checkpoints_and_resumes_a_run_of_one_rule_set(tiny_model, tmp_path):
+    ckpt, out, whole = tmp_path / "c.npz", tmp_path / "m.npz", tmp_path / "w.npz"
+    common = ["--rules", "backgammon", "--start", str(tiny_model), "--alpha", "0.05", "--alpha-halving", "32",
+              "--seed", "2", "--eval-every", "32", "--eval-games", "10", "--no-progress", "--workers", "1"]
+    first = run("train", "--games", "32", "--checkpoint", str(ckpt), "--checkpoint-every", "16", "--out", str(out),
+                *common)
+    assert first.exit_code == 0, first.output
+    assert "after 32 games: " in first.output and "against expert" in first.output
+    more = run("train", "--resume", str(ckpt), "--games", "64", "--out", str(out), "--force", "--no-progress",
+               "--workers", "1")
+    assert more.exit_code == 0, more.output
+    straight = run("train", "--games", "64", "--out", str(whole), *common)
+    assert straight.exit_code == 0, straight.output
+    a, b = L.load_model(out), L.load_model(whole)
+    assert np.array_equal(a.array, b.array) and a.rules_name == "backgammon" and not a.reads_rules
+    assert [e["after_games"] for e in a.meta["evaluations"]] == [32, 64] == [e["after_games"] for e in b.meta["evaluations"]]
+    assert a.meta["training"]["start_sha256"] == L.load_model(tiny_model).sha256
+    # a finished run goes on from its own model file
+    longer = run("train", "--resume", str(whole), "--games", "80", "--out", str(tmp_path / "l.npz"),
+                 "--no-progress", "--workers", "1")
+    assert longer.exit_code == 0, longer.output
+    assert L.load_model(tmp_path / "l.npz").meta["training"]["games"] == 80
+    assert_one_line_error(run("train", "--resume", str(ckpt), "--alpha", "0.1", "--out", str(tmp_path / "x.npz")),
+                          "drop --alpha")
+    assert_one_line_error(run("train", "--resume", str(tiny_model), "--out", str(tmp_path / "x.npz")),
+                          "is not a checkpoint of a training run")
+    assert not (tmp_path / "x.npz").exists()
+
+
 def test_short_training_improves_against_random():
     """A few hundred games of self-play beat the untrained network against random.
 
@@ -614,7 +673,7 @@ def test_train_command_writes_a_model_with_its_story(tmp_path):
         (["--hidden", "x"], "--hidden takes one or two sizes"),
         (["--hidden", "0"], "hidden layer sizes"),
         (["--lambda", "1.5"], "lambda must be between 0 and 1"),
-        (["--checkpoint", "c.npz"], "read the rules"),
+        (["--checkpoint", "c.txt"], "must end in .npz"),
         (["--objective", "points"], "score every game 1 point"),
         (["--objective", "fame"], "objective must be"),
     ],
@@ -736,8 +795,8 @@ def test_train_command_starts_from_a_model_of_its_rules(tiny_model, tmp_path):
         (["--start", "{folder}"], "is a folder"),
         (["--start", "{corrupt}"], "not an acesim model file"),
         (["--start", "{reading}"], "is a network that reads the rules: a run of one rule set starts from"),
-        (["--alpha-halving", "32"], "--alpha-halving is for networks that read the rules"),
-        (["--checkpoint", "{tmp}/c.npz"], "--checkpoint is for networks that read the rules"),
+        (["--eval-mixes", "3"], "--eval-mixes is for networks that read the rules"),
+        (["--checkpoint", "{tmp}/c.npz", "--checkpoint-every", "-16"], "--checkpoint-every must be 0 or more"),
     ],
 )
 def test_train_from_a_start_bad_input(tiny_model, tmp_path, args, fragment):

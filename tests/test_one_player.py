@@ -148,8 +148,8 @@ def test_best_takes_the_rule_reading_network_unless_best_toml_names_the_presets_
     from acesim.engine.rules import PRESETS
     from acesim.runs import training as L
 
-    settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 32, 4, (6, 0))
-    L.train_reading(L.start_reading(settings), tmp_path / "all.npz")
+    settings = L.RunSettings(tuple(PRESETS.values()), 0.5, 32, 4, (6, 0))
+    L.train_run(L.start_run(settings), tmp_path / "all.npz")
     shutil.copy(shipped_path("european"), tmp_path / "european.npz")
     monkeypatch.setattr(model_files, "model_dir", lambda: tmp_path)
     S._best_for.cache_clear()

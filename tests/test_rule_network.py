@@ -148,8 +148,8 @@ def test_unfolding_one_step_is_sgd_on_the_unfolded_network(boards):
 def reading_model(tmp_path_factory):
     """A small rule-reading network trained briefly, its checkpoint written as a model file."""
     path = tmp_path_factory.mktemp("models") / "reads.npz"
-    settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 96, 4, (12, 0))
-    L.train_reading(L.start_reading(settings), path)
+    settings = L.RunSettings(tuple(PRESETS.values()), 0.5, 96, 4, (12, 0))
+    L.train_run(L.start_run(settings), path)
     return path
 
 
@@ -264,13 +264,13 @@ class Stop(Exception):
 
 @pytest.mark.parametrize("halving,encoding,loss", [(0, 1, "squared"), (32, 2, "squared"), (32, 1, "cross-entropy")])
 def test_resumed_training_equals_the_uninterrupted_run(tmp_path, halving, encoding, loss):
-    settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 96, 5, (8, 0), checkpoint_every=32,
+    settings = L.RunSettings(tuple(PRESETS.values()), 0.5, 96, 5, (8, 0), checkpoint_every=32,
                                  alpha_halving=halving, encoding=encoding, loss=loss)
-    whole = L.train_reading(L.start_reading(settings), tmp_path / "whole.npz")
+    whole = L.train_run(L.start_run(settings), tmp_path / "whole.npz")
     assert int(whole.array[N.M_INPUTS]) == N.n_inputs(encoding)
     assert load_model(tmp_path / "whole.npz").meta["training"].get("loss", "squared") == loss
     if loss != "squared":  # the loss is the only difference, and it changes the steps
-        squared = L.train_reading(L.start_reading(dataclasses.replace(settings, loss="squared", checkpoint_every=0)))
+        squared = L.train_run(L.start_run(dataclasses.replace(settings, loss="squared", checkpoint_every=0)))
         assert not np.array_equal(whole.array, squared.array)
 
     def stop(done, evaluations):
@@ -278,15 +278,15 @@ def test_resumed_training_equals_the_uninterrupted_run(tmp_path, halving, encodi
             raise Stop
 
     with pytest.raises(Stop):
-        L.train_reading(L.start_reading(settings), tmp_path / "part.npz", progress=stop)
-    resumed = L.resume_reading(tmp_path / "part.npz")
+        L.train_run(L.start_run(settings), tmp_path / "part.npz", progress=stop)
+    resumed = L.resume_run(tmp_path / "part.npz")
     assert resumed.done == 32 and resumed.settings.encoding == encoding and resumed.settings.loss == loss
-    L.train_reading(resumed, tmp_path / "part.npz")
+    L.train_run(resumed, tmp_path / "part.npz")
     assert np.array_equal(whole.array, resumed.array)
     assert np.array_equal(whole.knob_weights, resumed.knob_weights)
     assert np.array_equal(whole.totals, resumed.totals)
     # and with two workers: the same network
-    other = L.train_reading(L.start_reading(dataclasses.replace(settings, checkpoint_every=0)), workers=2)
+    other = L.train_run(L.start_run(dataclasses.replace(settings, checkpoint_every=0)), workers=2)
     assert np.array_equal(whole.array, other.array) and np.array_equal(whole.knob_weights, other.knob_weights)
 
 
@@ -321,8 +321,8 @@ def test_train_command_trains_checkpoints_and_resumes(tmp_path):
         (["--rules", "european,navy", "--rule", "cube=money"], "cubeless"),
         (["--rules", "all", "--checkpoint-every", "-1", "--checkpoint", "c.npz"], "--checkpoint-every"),
         (["--rules", "all", "--checkpoint", "c.txt"], "must end in .npz"),
-        (["--rules", "european", "--checkpoint", "c.npz"], "read the rules"),
-        (["--rules", "european", "--alpha-halving", "32"], "--alpha-halving is for networks that read the rules"),
+        (["--rules", "european", "--eval-mixes", "3"], "--eval-mixes is for networks that read the rules"),
+        (["--rules", "european", "--alpha-halving", "24"], "multiple of 16"),
         (["--rules", "all", "--alpha-halving", "10"], "multiple of 16"),
         (["--rules", "all,fame"], "unknown rules"),
         (["--rules", "all", "--loss", "huber"], "the loss must be one of squared, cross-entropy, got 'huber'"),
@@ -352,20 +352,20 @@ def test_resume_bad_input(reading_model, tmp_path):
 
 def test_a_run_started_from_a_model_continues_its_weights_and_records_it(reading_model, tmp_path):
     model = load_model(reading_model)
-    settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 32, 9, (12, 0), alpha=0.05,
+    settings = L.RunSettings(tuple(PRESETS.values()), 0.5, 32, 9, (12, 0), alpha=0.05,
                                  start=str(reading_model))
-    begun = L.start_reading(settings)
+    begun = L.start_run(settings)
     assert np.array_equal(begun.array, model.array) and np.array_equal(begun.knob_weights, model.knob_weights)
     assert begun.settings.start_sha256 == model.sha256 and begun.done == 0
-    L.train_reading(begun, tmp_path / "next.npz")
+    L.train_run(begun, tmp_path / "next.npz")
     state = load_model(tmp_path / "next.npz").meta["training_state"]["settings"]
     assert state["start"] == str(reading_model) and state["start_sha256"] == model.sha256
     # a run from the same file with the same settings is the same run; one from fresh weights is not
-    again = L.train_reading(L.start_reading(settings))
-    fresh = L.train_reading(L.start_reading(dataclasses.replace(settings, start="")))
+    again = L.train_run(L.start_run(settings))
+    fresh = L.train_run(L.start_run(dataclasses.replace(settings, start="")))
     assert np.array_equal(again.array, begun.array) and not np.array_equal(fresh.array, begun.array)
     # resumed from its checkpoint it keeps going from its own weights, not the start file's
-    resumed = L.resume_reading(tmp_path / "next.npz", 48)
+    resumed = L.resume_run(tmp_path / "next.npz", 48)
     assert np.array_equal(resumed.array, begun.array) and resumed.settings.start == str(reading_model)
 
 
@@ -411,16 +411,16 @@ def test_a_rule_reading_run_evaluates_every_100000_games_by_default(tmp_path):
 
 
 def test_the_step_size_halves_every_alpha_halving_games():
-    settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 96, 5, (8, 0), alpha=0.2, alpha_halving=32)
+    settings = L.RunSettings(tuple(PRESETS.values()), 0.5, 96, 5, (8, 0), alpha=0.2, alpha_halving=32)
     assert [settings.step_size(d) for d in (0, 16, 32, 48, 64)] == [0.2, 0.2, 0.1, 0.1, 0.05]
     assert dataclasses.replace(settings, alpha_halving=0).step_size(10**6) == 0.2
-    halved = L.train_reading(L.start_reading(settings))
-    constant = L.train_reading(L.start_reading(dataclasses.replace(settings, alpha_halving=0)))
+    halved = L.train_run(L.start_run(settings))
+    constant = L.train_run(L.start_run(dataclasses.replace(settings, alpha_halving=0)))
     assert not np.array_equal(halved.array, constant.array)
     # a checkpoint written before the option existed reads as a constant step
     doc = settings.to_json()
     del doc["alpha_halving"]
-    assert L.ReadingSettings.from_json(doc).alpha_halving == 0
+    assert L.RunSettings.from_json(doc).alpha_halving == 0
 
 
 # --- the held-out mixes ------------------------------------------------------------------------
@@ -522,12 +522,12 @@ def test_a_deeper_run_from_a_model_deepens_it_and_plays_as_it_did(reading_model,
     logistic function's cubic term, its knob weights are the start's, and it trains on, as the command
     line's run does."""
     model = load_model(reading_model)
-    settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 32, 9, (12, 6), alpha=0.05, start=str(reading_model))
-    begun = L.start_reading(settings)
+    settings = L.RunSettings(tuple(PRESETS.values()), 0.5, 32, 9, (12, 6), alpha=0.05, start=str(reading_model))
+    begun = L.start_run(settings)
     assert (int(begun.array[N.M_HIDDEN1]), int(begun.array[N.M_HIDDEN2])) == (12, 6)
     assert np.array_equal(begun.knob_weights, model.knob_weights)
     assert 0 < largest_output_change(model, begun) < 1e-3
-    trained = L.train_reading(begun, tmp_path / "deep.npz")
+    trained = L.train_run(begun, tmp_path / "deep.npz")
     assert load_model(tmp_path / "deep.npz").hidden == (12, 6)
     ok = run("train", "--rules", "all", "--start", str(reading_model), "--hidden", "12,6", "--games", "32", "--seed",
              "9", "--alpha", "0.05", "--eval-every", "0", "--eval-games", "4", "--eval-mixes", "0", "--out",
@@ -544,15 +544,15 @@ def test_a_wider_run_from_a_model_widens_it_and_plays_as_it_did(reading_model, t
     """``--hidden`` wider than the start's layer adds the seed's units with output weights of zero: under
     every preset the widened network's outputs are the start's, bit for bit, and it trains on."""
     model = load_model(reading_model)
-    settings = L.ReadingSettings(tuple(PRESETS.values()), 0.5, 32, 9, (20, 0), alpha=0.05,
+    settings = L.RunSettings(tuple(PRESETS.values()), 0.5, 32, 9, (20, 0), alpha=0.05,
                                  start=str(reading_model))
-    begun = L.start_reading(settings)
+    begun = L.start_run(settings)
     assert int(begun.array[N.M_HIDDEN1]) == 20 and begun.knob_weights.shape == (RI.N_KNOB_UNITS, 20)
     fresh, fresh_knobs = L.new_rule_model((20, 0), 9)
     assert np.array_equal(begun.knob_weights[:, :12], model.knob_weights)
     assert np.array_equal(begun.knob_weights[:, 12:], fresh_knobs[:, 12:])
     assert largest_output_change(model, begun) == 0.0
-    trained = L.train_reading(begun, tmp_path / "wide.npz")
+    trained = L.train_run(begun, tmp_path / "wide.npz")
     wide = load_model(tmp_path / "wide.npz")
     assert wide.hidden == (20, 0) and wide.meta["training_state"]["settings"]["hidden"] == [20, 0]
     out_weights = trained.array[N.HEADER + int(trained.array[N.M_INPUTS]) * 20 + 20:][:-2].reshape(20, 2)

@@ -135,18 +135,6 @@ def new_model(rules: Ruleset, hidden: tuple[int, int], seed: int, objective: str
 # --- training ---------------------------------------------------------------------
 
 
-@dataclass
-class TrainingReport:
-    """What a training run did, written into the model's ``meta``."""
-
-    games: int = 0
-    states: int = 0
-    unfinished: int = 0
-    too_long: int = 0
-    seconds: float = 0.0
-    evaluations: list[dict] = field(default_factory=list)
-
-
 def parse_hidden(text: str) -> tuple[int, int]:
     """``--hidden``: one layer size, or two comma-separated (the second 0 when absent)."""
     try:
@@ -168,20 +156,6 @@ def loss_record(loss: str) -> dict:
     """What a model's ``training`` records of its loss: nothing for the squared error, which every model
     trained before the choice was offered used."""
     return {} if loss == DEFAULT_LOSS else {"loss": loss}
-
-
-def training_metadata(command: str, report: TrainingReport, workers: int, seed: int, lam: float, alpha: float,
-                      hidden: tuple[int, int], width: int, objective: str, start: str = "",
-                      start_sha256: str = "", activation: str = DEFAULT_ACTIVATION, loss: str = DEFAULT_LOSS) -> dict:
-    """The ``meta`` a trained model is saved with: the command and settings that reproduce it, and its results."""
-    return {
-        "command": command,
-        "training": {"games": report.games, "workers": workers, "seed": seed, "lambda": lam, "alpha": alpha,
-                     "hidden": list(hidden), "activation": activation, "width": width, "objective": objective,
-                     **loss_record(loss), **start_record(start, start_sha256),
-                     "states": report.states, "unfinished": report.unfinished, "too_long": report.too_long, "seconds": round(report.seconds, 1)},
-        "evaluations": report.evaluations,
-    }
 
 
 def _evaluation_half(array, rules, opponent, half, seed, width, seat) -> np.ndarray:
@@ -369,96 +343,6 @@ def start_model(path, rules: Ruleset | None = None) -> LearnedModel:
     return model
 
 
-def train(
-    rules: Ruleset,
-    games: int,
-    seed: int,
-    hidden: tuple[int, int] = DEFAULT_HIDDEN,
-    lam: float = DEFAULT_LAMBDA,
-    alpha: float = DEFAULT_ALPHA,
-    width: int = TRAIN_WIDTH,
-    eval_every: int = 0,
-    eval_games: int = 1000,
-    objective: str = "auto",
-    progress: Callable[[int, dict | None], None] | None = None,
-    start: np.ndarray | None = None,
-    workers: int = 1,
-    encoding: int | None = None,
-    activation: str | None = None,
-    loss: str = DEFAULT_LOSS,
-) -> tuple[np.ndarray, TrainingReport]:
-    """Train a network for ``rules`` by ``games`` games of TD(lambda) self-play (``kernels.train``).
-
-    Games are played in batches of ``TRAIN_BATCH`` with the weights frozen at
-    the batch's start (spread over ``workers`` processes), then each game's
-    updates are applied in game order.  So the model depends on the seed and
-    the settings, never on the number of workers or the evaluations: game
-    ``g`` plays the dice of game ``g`` of seed ``seed``.  After the batch that
-    completes each ``eval_every`` games (0 = never), and after the last, the
-    network plays ``eval_games`` against ``expert``, half in each seat.
-    ``progress(games done, evaluation or None)`` is called after each batch.
-    ``start`` (a network of ``rules``, ``start_model``) is trained on instead of
-    weights drawn from the seed; the dice are still the seed's.  ``encoding``:
-    the inputs the network reads (``kernels.net``; by default the start
-    network's own, else ``ENCODING_VERSION``); ``activation``: its hidden units (``ACTIVATIONS``; by
-    default the start network's own, else logistic), a start network's converted (``with_activation``);
-    ``loss``: what each step descends (``LOSSES``).
-    """
-    cross_entropy = np.bool_(check_loss(loss))  # a value, not a constant: one compiled kernel for both losses
-    if games <= 0:
-        raise AcesimError(f"the number of training games must be positive, got {games}")
-    if rules.has_cube:
-        # a model learns checker play, which the cube does not change; it plays under any cube setting
-        raise AcesimError(
-            f"training is cubeless and rules {rules.name!r} have cube={rules.cube}: train without the cube "
-            "(the model then plays under cube=money too)"
-        )
-    if not 0 <= lam <= 1:
-        raise AcesimError(f"lambda must be between 0 and 1, got {lam}")
-    if not 0 < alpha <= 10:
-        raise AcesimError(f"the step size must be in (0, 10], got {alpha}")
-    if not 1 <= width <= 256:
-        raise AcesimError(f"the beam width must be 1..256, got {width}")
-    check_workers(workers)
-    check_seed(seed)
-    if encoding is None:
-        encoding = N.ENCODING_VERSION if start is None else int(start[N.M_ENCODING])
-    activation = run_activation(activation, start)
-    array = new_model(rules, hidden, seed, objective, encoding, activation)
-    if start is not None:
-        start = grown(with_activation(start, activation), array)
-        refuse_other_network("the start network", start, array, objective)
-        array = start
-    sc = worker_memory(width).search
-    rules_array = rules.to_array()
-    totals = np.zeros(5, dtype=np.int64)
-    report = TrainingReport()
-    eval_seed = evaluation_seed(seed)
-    began = time.perf_counter()
-    # SIGTERM stops training as Ctrl-C does: the workers are killed, no model is written
-    with interruptible(), LocalProcesses(workers) as backend:
-        done = 0
-        while done < games:
-            n = min(TRAIN_BATCH, games - done)  # batches never depend on the evaluations
-            tasks = [(array, rules, seed, a, m, width) for a, m in _pieces(done, n, workers)]
-            for traces, lengths, records in map_tasks(play_training_games, tasks, backend):
-                T.td_updates(array, rules_array, traces, lengths, records, lam, alpha, sc, totals, cross_entropy)
-            before, done = done, done + n
-            evaluation = None
-            if eval_every and (done // eval_every > before // eval_every or done == games):
-                evaluation = evaluate(array, rules, "expert", eval_games, eval_seed, width, backend)
-                evaluation["after_games"] = done
-                report.evaluations.append(evaluation)
-            if progress is not None:
-                progress(done, evaluation)
-    report.games = int(totals[0])
-    report.states = int(totals[1])
-    report.unfinished = int(totals[2])
-    report.too_long = int(totals[3])
-    report.seconds = time.perf_counter() - began
-    return array, report
-
-
 # --- one network that reads the rules --------------------------------------------------------
 
 
@@ -476,6 +360,9 @@ def new_rule_model(hidden: tuple[int, int], seed: int, encoding: int = N.ENCODIN
             RI.new_knob_weights(hidden[0], seed))
 
 
+# --- a training run: its settings, checkpoints and loop ---------------------------------------
+
+
 def _rules_json(rules: Ruleset) -> dict:
     return {"name": rules.name, **rules.checker_knobs()}
 
@@ -486,15 +373,18 @@ def _rules_from_json(doc: dict) -> Ruleset:
 
 
 @dataclass(frozen=True)
-class ReadingSettings:
-    """What a rule-reading training run plays: everything its result depends on, and its cadences.
+class RunSettings:
+    """What a training run plays: everything its result depends on, and its cadences.
 
-    ``anchors`` are played with probability ``1 - random_share`` (uniformly
-    among them), random mixes of every checker knob otherwise
-    (``rule_inputs.batch_rules``).  Every ``eval_every`` games the network
-    plays ``eval_games`` against ``expert`` under each preset and
-    ``eval_mixes`` fixed random mixes; every ``checkpoint_every`` games the
-    run is written to its checkpoint.  Neither changes the network.
+    A run of one network that reads the rules (``reads_rules``) plays its
+    ``anchors`` with probability ``1 - random_share`` (uniformly among them),
+    random mixes of every checker knob otherwise (``rule_inputs.batch_rules``),
+    and is evaluated under each preset and ``eval_mixes`` fixed random mixes.  A
+    run of one rule set (``reads_rules`` false) has that rule set as its one
+    anchor and no random share, and is evaluated under it.  Every
+    ``eval_every`` games the network plays ``eval_games`` against ``expert``;
+    every ``checkpoint_every`` games the run is written to its checkpoint.
+    Neither changes the network.
     """
 
     anchors: tuple[Ruleset, ...]
@@ -510,15 +400,29 @@ class ReadingSettings:
     eval_mixes: int = 2
     checkpoint_every: int = 0
     alpha_halving: int = 0  # the step size halves every this many games (0: constant)
-    start: str = ""  # a rule-reading model whose weights the run starts from ("" : drawn from the seed)
+    start: str = ""  # a model whose weights the run starts from ("" : drawn from the seed)
     start_sha256: str = ""  # that model's digest, so the run can be reproduced from the same file
     encoding: int = N.ENCODING_VERSION  # the inputs of a network drawn from the seed (kernels.net)
     activation: str = DEFAULT_ACTIVATION  # its hidden units (ACTIVATIONS); a start network's are converted
     loss: str = DEFAULT_LOSS  # what each state's step descends (LOSSES)
+    reads_rules: bool = True  # one network for every rule set (format 2), else a model of ``anchors[0]``
+    objective: str = "auto"  # what a model of one rule set maximises (``new_model``)
+
+    @classmethod
+    def of_rules(cls, rules: Ruleset, games: int, seed: int, **settings) -> RunSettings:
+        """The settings of a run of one rule set: ``rules`` its one anchor, no random mixes."""
+        return cls((rules,), 0.0, games, seed, reads_rules=False, eval_mixes=0, **settings)
 
     def step_size(self, done: int) -> float:
         """The step size of the batch that starts after ``done`` games."""
         return self.alpha * 0.5 ** (done // self.alpha_halving) if self.alpha_halving else self.alpha
+
+    def fresh(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """The network the seed draws for this run, and its knob weights (``None`` for one rule set)."""
+        if self.reads_rules:
+            return new_rule_model(self.hidden, self.seed, self.encoding, self.activation)
+        return new_model(self.anchors[0], self.hidden, self.seed, self.objective, self.encoding,
+                         self.activation), None
 
     def check(self) -> None:
         """Every setting in range, in one line each."""
@@ -528,8 +432,14 @@ class ReadingSettings:
             raise AcesimError(f"the random share must be between 0 and 1, got {self.random_share}")
         if not self.anchors and self.random_share < 1:
             raise AcesimError("a rule-reading run without anchor rule sets needs --random-share 1")
+        if not self.reads_rules and (len(self.anchors) != 1 or self.random_share or self.eval_mixes):
+            raise AcesimError("a run of one rule set has that rule set alone, and no random mixes")
+        if self.reads_rules and self.objective != "auto":
+            raise AcesimError("a network that reads the rules maximises points where the rules score them "
+                              "(--objective auto)")
         for rules in self.anchors:
             if rules.has_cube:
+                # a model learns checker play, which the cube does not change; it plays under any cube setting
                 raise AcesimError(f"training is cubeless and rules {rules.name!r} have cube={rules.cube}: "
                                   "train without the cube (the model then plays under cube=money too)")
         if not 0 <= self.lam <= 1:
@@ -546,51 +456,67 @@ class ReadingSettings:
             raise AcesimError(f"--alpha-halving must be 0 or a multiple of {TRAIN_BATCH} games, got {self.alpha_halving}")
         check_seed(self.seed)
         check_loss(self.loss)
-        new_rule_model(self.hidden, self.seed, self.encoding, self.activation)  # checks sizes, encoding, units
+        self.fresh()  # checks sizes, objective, encoding and units
 
     def to_json(self) -> dict:
+        one_rule_set = {} if self.reads_rules else {"reads_rules": False, "objective": self.objective}
         return {"anchors": [_rules_json(r) for r in self.anchors], "random_share": self.random_share,
                 "games": self.games, "seed": self.seed, "hidden": list(self.hidden), "lambda": self.lam,
                 "alpha": self.alpha, "width": self.width, "eval_every": self.eval_every,
                 "eval_games": self.eval_games, "eval_mixes": self.eval_mixes,
                 "checkpoint_every": self.checkpoint_every, "alpha_halving": self.alpha_halving,
                 "start": self.start, "start_sha256": self.start_sha256, "encoding": self.encoding,
-                "activation": self.activation, **loss_record(self.loss)}
+                "activation": self.activation, **loss_record(self.loss), **one_rule_set}
 
     @classmethod
-    def from_json(cls, doc: dict) -> ReadingSettings:
+    def from_json(cls, doc: dict) -> RunSettings:
         return cls(tuple(_rules_from_json(r) for r in doc["anchors"]), float(doc["random_share"]),
                    int(doc["games"]), int(doc["seed"]), (int(doc["hidden"][0]), int(doc["hidden"][1])),
                    float(doc["lambda"]), float(doc["alpha"]), int(doc["width"]), int(doc["eval_every"]),
                    int(doc["eval_games"]), int(doc["eval_mixes"]), int(doc["checkpoint_every"]),
                    int(doc.get("alpha_halving", 0)), str(doc.get("start", "")), str(doc.get("start_sha256", "")),
                    int(doc.get("encoding", 1)), str(doc.get("activation", DEFAULT_ACTIVATION)),
-                   str(doc.get("loss", DEFAULT_LOSS)))
+                   str(doc.get("loss", DEFAULT_LOSS)), bool(doc.get("reads_rules", True)),
+                   str(doc.get("objective", "auto")))
 
 
 @dataclass
-class ReadingRun:
-    """A rule-reading training run: its settings, its network so far, and what it has done."""
+class TrainingRun:
+    """A training run: its settings, its network so far, and what it has done."""
 
-    settings: ReadingSettings
+    settings: RunSettings
     array: np.ndarray
-    knob_weights: np.ndarray
+    knob_weights: np.ndarray | None  # the knob units' first-layer weights of a network that reads the rules
     command: str = ""
     done: int = 0
     totals: np.ndarray = field(default_factory=lambda: np.zeros(5, dtype=np.int64))
     seconds: float = 0.0
     evaluations: list[dict] = field(default_factory=list)
 
+    @property
+    def games(self) -> int:
+        """Games played and learned from."""
+        return int(self.totals[0])
+
+    @property
+    def states(self) -> int:
+        """Positions learned from."""
+        return int(self.totals[1])
+
     def meta(self, workers: int) -> dict:
-        """The ``meta`` of its model file: the training's story, and the state ``resume_reading`` reads."""
+        """The ``meta`` of its model file: the training's story, and the state ``resume_run`` reads."""
         s = self.settings
+        if s.reads_rules:
+            kind = {"alpha_halving": s.alpha_halving, "hidden": list(s.hidden), "activation": s.activation,
+                    "width": s.width, "objective": "auto", **loss_record(s.loss),
+                    "anchors": [r.name for r in s.anchors], "random_share": s.random_share}
+        else:
+            kind = {**({"alpha_halving": s.alpha_halving} if s.alpha_halving else {}), "hidden": list(s.hidden),
+                    "activation": s.activation, "width": s.width, "objective": s.objective, **loss_record(s.loss)}
         return {
             "command": self.command,
             "training": {"games": int(self.totals[0]), "workers": workers, "seed": s.seed, "lambda": s.lam,
-                         "alpha": s.alpha, "alpha_halving": s.alpha_halving, "hidden": list(s.hidden), "activation": s.activation, "width": s.width,
-                         "objective": "auto", **loss_record(s.loss),
-                         "anchors": [r.name for r in s.anchors], "random_share": s.random_share,
-                         **start_record(s.start, s.start_sha256),
+                         "alpha": s.alpha, **kind, **start_record(s.start, s.start_sha256),
                          "states": int(self.totals[1]), "unfinished": int(self.totals[2]),
                          "too_long": int(self.totals[3]), "seconds": round(self.seconds, 1)},
             "evaluations": self.evaluations,
@@ -599,45 +525,61 @@ class ReadingRun:
         }
 
     def save(self, path, workers: int) -> None:
-        save_rule_model(path, self.array, self.knob_weights, self.meta(workers))
+        """Write the run's model file (atomically): format 2 reading the rules, else format 1 of its rule set."""
+        if self.knob_weights is None:
+            save_model(path, self.array, self.settings.anchors[0], self.meta(workers))
+        else:
+            save_rule_model(path, self.array, self.knob_weights, self.meta(workers))
 
 
-def start_reading(settings: ReadingSettings, command: str = "") -> ReadingRun:
-    """A new run of ``settings``, its network drawn from the seed, or copied from ``settings.start``."""
+def start_run(settings: RunSettings, command: str = "") -> TrainingRun:
+    """A new run of ``settings``, its network drawn from the seed, or grown from the model ``settings.start``."""
     settings.check()
     if not settings.start:
-        array, knob_weights = new_rule_model(settings.hidden, settings.seed, settings.encoding, settings.activation)
-        return ReadingRun(settings, array, knob_weights, command)
-    model = start_model(settings.start)
+        return TrainingRun(settings, *settings.fresh(), command)
+    model = start_model(settings.start, None if settings.reads_rules else settings.anchors[0])
     if settings.start_sha256 and settings.start_sha256 != model.sha256:
         raise AcesimError(f"{settings.start} is not the model this run started from (its sha256 differs)")
     # a start network reads by its own encoding
     settings = dataclasses.replace(settings, start_sha256=model.sha256, encoding=int(model.array[N.M_ENCODING]))
-    fresh, fresh_knobs = new_rule_model(settings.hidden, settings.seed, settings.encoding, settings.activation)
-    array = grown(with_activation(model.array, settings.activation), fresh)
-    _refuse_other_sizes(settings.start, (int(array[N.M_HIDDEN1]), int(array[N.M_HIDDEN2])), settings.hidden)
-    old = model.knob_weights.shape[1]
-    knob_weights = np.hstack([model.knob_weights, fresh_knobs[:, old:]])
-    return ReadingRun(settings, array, knob_weights, command)
+    return grown_run(settings, model.array, model.knob_weights, command)
 
 
-def resume_reading(path, games: int | None = None) -> ReadingRun:
-    """The run a checkpoint (or a finished rule-reading model) holds, to continue to ``games`` (default:
-    its own target).  Continued, it gives what the uninterrupted run would have."""
+def grown_run(settings: RunSettings, start: np.ndarray, start_knobs: np.ndarray | None = None,
+              command: str = "") -> TrainingRun:
+    """A new run of ``settings`` from the network ``start`` (and its knob weights, reading the rules), its
+    hidden units converted to the run's and its layers grown to the run's sizes (``grown``); a network of
+    other sizes, objective or encoding is one line."""
+    fresh, fresh_knobs = settings.fresh()
+    array = grown(with_activation(start, settings.activation), fresh)
+    what = settings.start or "the start network"
+    if fresh_knobs is None:
+        refuse_other_network(what, array, fresh, settings.objective)
+        return TrainingRun(settings, array, None, command)
+    _refuse_other_sizes(what, (int(array[N.M_HIDDEN1]), int(array[N.M_HIDDEN2])), settings.hidden)
+    old = start_knobs.shape[1]
+    return TrainingRun(settings, array, np.hstack([start_knobs, fresh_knobs[:, old:]]), command)
+
+
+def resume_run(path, games: int | None = None) -> TrainingRun:
+    """The run a checkpoint (or a finished model of a run) holds, to continue to ``games`` (default: its own
+    target).  Continued, it gives what the uninterrupted run would have."""
     model = load_model(path)
     state = model.meta.get("training_state")
-    if not model.reads_rules or not isinstance(state, dict):
-        raise AcesimError(f"{path} is not a checkpoint of a rule-reading training run")
+    if not isinstance(state, dict):
+        raise AcesimError(f"{path} is not a checkpoint of a training run")
     if model.untrained_units:
         raise AcesimError(f"{path} has no inputs for the knob values {', '.join(model.untrained_units)}: "
                           "start a new run")
     try:
-        settings = ReadingSettings.from_json(state["settings"])
+        settings = RunSettings.from_json(state["settings"])
         done = int(state["games_done"])
         totals = np.array(state["totals"], dtype=np.int64)
         seconds = float(state["seconds"])
     except (KeyError, TypeError, ValueError, IndexError, AcesimError) as error:
         raise AcesimError(f"{path} has a damaged training state ({type(error).__name__})") from None
+    if settings.reads_rules != model.reads_rules:
+        raise AcesimError(f"{path} has a damaged training state (its network and its settings disagree)")
     if games is not None:
         if done % TRAIN_BATCH and games != done:
             raise AcesimError(f"{path} ended on a partial batch ({done:,} games): it cannot be continued")
@@ -645,74 +587,87 @@ def resume_reading(path, games: int | None = None) -> ReadingRun:
             raise AcesimError(f"{path} has played {done:,} games already; --games {games:,} is fewer")
         settings = dataclasses.replace(settings, games=games)
     settings.check()
-    return ReadingRun(settings, model.array.copy(), model.knob_weights.copy(), str(model.meta.get("command", "")),
-                      done, totals, seconds, list(model.meta.get("evaluations", [])))
+    knob_weights = model.knob_weights.copy() if model.reads_rules else None
+    return TrainingRun(settings, model.array.copy(), knob_weights, str(model.meta.get("command", "")),
+                       done, totals, seconds, list(model.meta.get("evaluations", [])))
 
 
 EVALUATION_MIX_KEY = 2**32 - 5  # the spawn key of the random mixes a run is evaluated under
 
 
-def evaluation_rules(settings: ReadingSettings) -> list[Ruleset]:
-    """The rule sets a rule-reading run is evaluated under: every preset, then ``eval_mixes`` random mixes."""
+def evaluation_rules(settings: RunSettings) -> list[Ruleset]:
+    """The rule sets a run is evaluated under: its one rule set; reading the rules, every preset, then
+    ``eval_mixes`` random mixes."""
+    if not settings.reads_rules:
+        return list(settings.anchors)
     mixes = [RI.random_rules(np.random.default_rng(np.random.SeedSequence(
         settings.seed, spawn_key=(EVALUATION_MIX_KEY, i))), f"mix{i + 1}") for i in range(settings.eval_mixes)]
     return [*PRESETS.values(), *mixes]
 
 
-def evaluate_reading(array: np.ndarray, knob_weights: np.ndarray, settings: ReadingSettings, done: int,
-                     backend=None) -> list[dict]:
-    """The network against ``expert`` under each of ``evaluation_rules``, folded for each (``evaluate``)."""
+def evaluate_run(run: TrainingRun, backend=None) -> list[dict]:
+    """The network against ``expert`` under each of ``evaluation_rules`` (``evaluate``), folded for each
+    when it reads the rules."""
+    s = run.settings
     results = []
-    for rules in evaluation_rules(settings):
-        result = evaluate(RI.fold(array, knob_weights, rules), rules, "expert", settings.eval_games,
-                          evaluation_seed(settings.seed), settings.width, backend)
-        result["rules"] = rules.name
-        if rules.name not in PRESETS:
-            result["knobs"] = rules.checker_knobs()
-        result["after_games"] = done
+    for rules in evaluation_rules(s):
+        array = run.array if run.knob_weights is None else RI.fold(run.array, run.knob_weights, rules)
+        result = evaluate(array, rules, "expert", s.eval_games, evaluation_seed(s.seed), s.width, backend)
+        if s.reads_rules:
+            result["rules"] = rules.name
+            if rules.name not in PRESETS:
+                result["knobs"] = rules.checker_knobs()
+        result["after_games"] = run.done
         results.append(result)
     return results
 
 
-def train_reading(run: ReadingRun, checkpoint=None, workers: int = 1,
-                  progress: Callable[[int, list[dict] | None], None] | None = None) -> ReadingRun:
-    """Train a rule-reading network by TD(lambda) self-play until ``run.settings.games``, in place.
+def train_run(run: TrainingRun, checkpoint=None, workers: int = 1,
+              progress: Callable[[int, list[dict] | None], None] | None = None) -> TrainingRun:
+    """Train the run's network by TD(lambda) self-play until ``run.settings.games``, in place.
 
-    Each batch of ``TRAIN_BATCH`` games is played under one rule set,
-    ``rule_inputs.batch_rules(seed, batch index, ...)``: the network is folded
-    for it (``rule_inputs.fold``), plays and learns as a network of that rule
-    set (``td_updates``, exactly as ``train``), and is unfolded
-    (``rule_inputs.unfold``): SGD on the unfolded parameters, with the knob
-    weights' updates summed over the batch and applied at its end.  Game
-    ``g`` plays the dice of game ``g`` of the seed, so the result depends on
-    the settings alone, never on the workers, the evaluations, the
+    Games are played in batches of ``TRAIN_BATCH`` with the weights frozen at
+    the batch's start (spread over ``workers`` processes), then each game's
+    updates are applied in game order (``kernels.train.td_updates``).  A
+    network that reads the rules plays each batch under one rule set,
+    ``rule_inputs.batch_rules(seed, batch index, ...)``: it is folded for it
+    (``rule_inputs.fold``), plays and learns as a network of that rule set,
+    and is unfolded (``rule_inputs.unfold``): SGD on the unfolded parameters,
+    with the knob weights' updates summed over the batch and applied at its
+    end.  Game ``g`` plays the dice of game ``g`` of the seed, so the result
+    depends on the settings alone, never on the workers, the evaluations, the
     checkpoints, or where a run was resumed.  After the batch that completes
     each ``checkpoint_every`` games, and at the end, the run is written to
-    ``checkpoint`` (``ReadingRun.save``, atomically).
+    ``checkpoint`` (``TrainingRun.save``, atomically).
     ``progress(games done, evaluations or None)`` follows each batch.
     """
     s = run.settings
     check_workers(workers)
-    cross_entropy = np.bool_(check_loss(s.loss))  # as ``train`` passes it
+    cross_entropy = np.bool_(check_loss(s.loss))  # a value, not a constant: one compiled kernel for both losses
     sc = worker_memory(s.width).search
     began = time.perf_counter() - run.seconds
+    # SIGTERM stops training as Ctrl-C does: the workers are killed, nothing more is written
     with interruptible(), LocalProcesses(workers) as backend:
         while run.done < s.games:
-            n = min(TRAIN_BATCH, s.games - run.done)
-            rules = RI.batch_rules(s.seed, run.done // TRAIN_BATCH, list(s.anchors), s.random_share)
-            before = RI.fold(run.array, run.knob_weights, rules)
-            folded = before.copy()
-            tasks = [(folded, rules, s.seed, a, m, s.width) for a, m in _pieces(run.done, n, workers)]
+            n = min(TRAIN_BATCH, s.games - run.done)  # batches never depend on the evaluations
+            if run.knob_weights is None:
+                rules, before, playing = s.anchors[0], None, run.array
+            else:
+                rules = RI.batch_rules(s.seed, run.done // TRAIN_BATCH, list(s.anchors), s.random_share)
+                before = RI.fold(run.array, run.knob_weights, rules)
+                playing = before.copy()
+            tasks = [(playing, rules, s.seed, a, m, s.width) for a, m in _pieces(run.done, n, workers)]
             alpha = s.step_size(run.done)
             for traces, lengths, records in map_tasks(play_training_games, tasks, backend):
-                T.td_updates(folded, rules.to_array(), traces, lengths, records, s.lam, alpha, sc, run.totals,
+                T.td_updates(playing, rules.to_array(), traces, lengths, records, s.lam, alpha, sc, run.totals,
                              cross_entropy)
-            RI.unfold(run.array, run.knob_weights, before, folded, rules)
+            if before is not None:
+                RI.unfold(run.array, run.knob_weights, before, playing, rules)
             previous, run.done = run.done, run.done + n
             run.seconds = time.perf_counter() - began
             evaluations = None
             if s.eval_every and (run.done // s.eval_every > previous // s.eval_every or run.done == s.games):
-                evaluations = evaluate_reading(run.array, run.knob_weights, s, run.done, backend)
+                evaluations = evaluate_run(run, backend)
                 run.evaluations.extend(evaluations)
                 run.seconds = time.perf_counter() - began
             every = s.checkpoint_every
@@ -721,3 +676,26 @@ def train_reading(run: ReadingRun, checkpoint=None, workers: int = 1,
             if progress is not None:
                 progress(run.done, evaluations)
     return run
+
+
+def train(rules: Ruleset, games: int, seed: int, hidden: tuple[int, int] = DEFAULT_HIDDEN,
+          lam: float = DEFAULT_LAMBDA, alpha: float = DEFAULT_ALPHA, width: int = TRAIN_WIDTH,
+          eval_every: int = 0, eval_games: int = 1000, objective: str = "auto", workers: int = 1,
+          encoding: int | None = None, activation: str | None = None, loss: str = DEFAULT_LOSS,
+          start: np.ndarray | None = None) -> tuple[np.ndarray, TrainingRun]:
+    """A network for ``rules`` alone trained by ``games`` games of self-play (``train_run``), and its run.
+
+    Its weights are drawn from ``seed``, or are the network ``start`` (a network of ``rules``) grown to
+    ``hidden`` (``grown_run``).  ``encoding``: by default the start's own, else ``ENCODING_VERSION``;
+    ``activation``: by default the start's own, else logistic.  ``acesim train`` builds its runs from
+    ``RunSettings`` the same way.
+    """
+    if encoding is None:
+        encoding = N.ENCODING_VERSION if start is None else int(start[N.M_ENCODING])
+    settings = RunSettings.of_rules(rules, games, seed, hidden=hidden, lam=lam, alpha=alpha, width=width,
+                                    eval_every=eval_every, eval_games=eval_games, objective=objective,
+                                    encoding=encoding, activation=run_activation(activation, start), loss=loss)
+    settings.check()
+    run = TrainingRun(settings, *settings.fresh()) if start is None else grown_run(settings, start)
+    train_run(run, workers=workers)
+    return run.array, run
