@@ -1,4 +1,4 @@
-"""Shared test helpers: hand-built positions, exact play-set checks, knob mixes."""
+"""Shared test helpers: hand-built positions, exact play-set checks, knob mixes, interrupted training runs."""
 
 from __future__ import annotations
 
@@ -62,3 +62,23 @@ def cache_index(index: Path) -> dict:
         pickle.load(f)  # Numba's version
         _, overloads = pickle.loads(f.read())
     return overloads
+
+
+class Stop(Exception):
+    """Raised by a progress callback to interrupt a training run."""
+
+
+def interrupted_run(settings, checkpoint: Path, after: int):
+    """The training run of ``settings`` interrupted after ``after`` games and read back from ``checkpoint``
+    (``runs.training.resume_run``), where it wrote its checkpoints."""
+    import pytest
+
+    from acesim.runs import training as L
+
+    def stop(done, evaluations):
+        if done == after:
+            raise Stop
+
+    with pytest.raises(Stop):
+        L.train_run(L.start_run(settings), checkpoint, progress=stop)
+    return L.resume_run(checkpoint)

@@ -20,6 +20,7 @@ from acesim.kernels.game_loop import TRACE_WIDTH
 from acesim.kernels.layout import BAR, OFF, OPP_BAR, WAITING
 from acesim.kernels.plays import new_workspace
 from acesim.runs import training as L
+from tests.helpers import interrupted_run
 from tests.test_cli import assert_one_line_error, run
 
 BACKGAMMON = Ruleset.preset("backgammon")
@@ -470,10 +471,6 @@ def test_training_is_reproducible_whatever_the_number_of_workers():
     assert [e["after_games"] for e in report.evaluations] == [32, 40]  # after the batch that passes 20
 
 
-class Stop(Exception):
-    pass
-
-
 def test_a_run_of_one_rule_set_checkpoints_and_resumes_to_the_uninterrupted_run(tmp_path):
     """A run of one rule set is written to its checkpoint as a model of that rule set (format 1) with its
     state; stopped and resumed, it ends on the uninterrupted run's bits, and without halving it is
@@ -488,13 +485,7 @@ def test_a_run_of_one_rule_set_checkpoints_and_resumes_to_the_uninterrupted_run(
     assert not np.array_equal(whole.array, constant.array)  # the halving is what differs
     assert np.array_equal(constant.array, L.train(BACKGAMMON, 96, 5, (8, 0), alpha=0.2)[0])
 
-    def stop(done, evaluations):
-        if done == 48:
-            raise Stop
-
-    with pytest.raises(Stop):
-        L.train_run(L.start_run(settings), tmp_path / "part.npz", progress=stop)
-    resumed = L.resume_run(tmp_path / "part.npz")
+    resumed = interrupted_run(settings, tmp_path / "part.npz", 48)
     assert resumed.done == 32 and resumed.knob_weights is None and not resumed.settings.reads_rules
     L.train_run(resumed, tmp_path / "part.npz", workers=2)
     assert np.array_equal(whole.array, resumed.array) and np.array_equal(whole.totals, resumed.totals)

@@ -16,6 +16,7 @@ from acesim.engine.rules import CHECKER_KNOBS, KNOB_VALUES, PRESETS, Ruleset
 from acesim.engine.strategies import load_strategy, lowered, playing_row
 from acesim.kernels import game_loop as K, net as N
 from acesim.runs import training as L
+from tests.helpers import interrupted_run
 from tests.test_cli import assert_one_line_error, run
 from tests.test_learned import game_boards, reference_forward, reference_inputs
 
@@ -258,10 +259,6 @@ def test_bad_rule_reading_files_are_refused(reading_model, tmp_path, change, fra
 # --- training: reproducible, resumable -------------------------------------------------------
 
 
-class Stop(Exception):
-    pass
-
-
 @pytest.mark.parametrize("halving,encoding,loss", [(0, 1, "squared"), (32, 2, "squared"), (32, 1, "cross-entropy")])
 def test_resumed_training_equals_the_uninterrupted_run(tmp_path, halving, encoding, loss):
     settings = L.RunSettings(tuple(PRESETS.values()), 0.5, 96, 5, (8, 0), checkpoint_every=32,
@@ -273,13 +270,7 @@ def test_resumed_training_equals_the_uninterrupted_run(tmp_path, halving, encodi
         squared = L.train_run(L.start_run(dataclasses.replace(settings, loss="squared", checkpoint_every=0)))
         assert not np.array_equal(whole.array, squared.array)
 
-    def stop(done, evaluations):
-        if done == 48:
-            raise Stop
-
-    with pytest.raises(Stop):
-        L.train_run(L.start_run(settings), tmp_path / "part.npz", progress=stop)
-    resumed = L.resume_run(tmp_path / "part.npz")
+    resumed = interrupted_run(settings, tmp_path / "part.npz", 48)
     assert resumed.done == 32 and resumed.settings.encoding == encoding and resumed.settings.loss == loss
     L.train_run(resumed, tmp_path / "part.npz")
     assert np.array_equal(whole.array, resumed.array)
