@@ -324,10 +324,10 @@ def refuse_other_network(what: str, start: np.ndarray, fresh: np.ndarray, object
 def start_model(path, rules: Ruleset | None = None) -> LearnedModel:
     """The model a training run starts from, loaded and checked, each defect one line.
 
-    With ``rules``, a model of those rules (format 1; ``train``'s start);
-    without, a rule-reading model with an input for every knob value
-    (``start_reading``'s).  Its layer sizes and objective are checked against
-    the run's by ``refuse_other_network`` and ``start_reading``.
+    With ``rules``, a model of those rules (format 1; a run of one rule set's
+    start); without, a rule-reading model with an input for every knob value.
+    Its layer sizes and objective are checked against the run's by
+    ``grown_run``.
     """
     model = load_model(path)
     if rules is None:
