@@ -515,9 +515,9 @@ class TrainingRun:
                     "activation": s.activation, "width": s.width, "objective": s.objective, **loss_record(s.loss)}
         return {
             "command": self.command,
-            "training": {"games": int(self.totals[0]), "workers": workers, "seed": s.seed, "lambda": s.lam,
+            "training": {"games": self.games, "workers": workers, "seed": s.seed, "lambda": s.lam,
                          "alpha": s.alpha, **kind, **start_record(s.start, s.start_sha256),
-                         "states": int(self.totals[1]), "unfinished": int(self.totals[2]),
+                         "states": self.states, "unfinished": int(self.totals[2]),
                          "too_long": int(self.totals[3]), "seconds": round(self.seconds, 1)},
             "evaluations": self.evaluations,
             "training_state": {"settings": s.to_json(), "games_done": self.done,
