@@ -657,9 +657,9 @@ def train_run(run: TrainingRun, checkpoint=None, workers: int = 1,
                 before = RI.fold(run.array, run.knob_weights, rules)
                 playing = before.copy()
             tasks = [(playing, rules, s.seed, a, m, s.width) for a, m in _pieces(run.done, n, workers)]
-            alpha = s.step_size(run.done)
+            alpha, rules_array = s.step_size(run.done), rules.to_array()
             for traces, lengths, records in map_tasks(play_training_games, tasks, backend):
-                T.td_updates(playing, rules.to_array(), traces, lengths, records, s.lam, alpha, sc, run.totals,
+                T.td_updates(playing, rules_array, traces, lengths, records, s.lam, alpha, sc, run.totals,
                              cross_entropy)
             if before is not None:
                 RI.unfold(run.array, run.knob_weights, before, playing, rules)
