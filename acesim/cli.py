@@ -760,8 +760,9 @@ def train(
     encoding: Annotated[int, typer.Option(
         "--encoding", help="The inputs a new network reads: 0, the board alone (faster to play); 1, the "
                            "board and the heuristic's features; 2, "
-                           "those and the contact between the armies (docs/learned.md). A --start network "
-                           "reads by its own.")] = 1,
+                           "those and the contact between the armies; 3, those and the chances of being hit "
+                           "(docs/learned.md). A --start network reads by its own, or gains a later "
+                           "encoding's inputs, weighed 0.")] = 1,
     activation: Annotated[Optional[str], typer.Option(
         "--activation", help="The hidden units of the network: logistic, or hard-sigmoid (the logistic's "
                              "tangent at 0 held to [0, 1], faster to play).  [default: a --start network's "
@@ -807,13 +808,16 @@ def _command_line(ctx: typer.Context) -> str:
 
 
 def _start_encoding(ctx: typer.Context, start: Path, array, encoding: int) -> int:
-    """The encoding of a run that starts from ``array``: its own; an --encoding that differs is one line."""
+    """The encoding of a run that starts from ``array``: its own, or a later --encoding (the network gains
+    that encoding's inputs, weighed 0); an earlier one is one line."""
     from acesim.kernels import net as N
 
     own = int(array[N.M_ENCODING])
-    if _on_command_line(ctx, "encoding") and encoding != own:
+    if not _on_command_line(ctx, "encoding"):
+        return own
+    if encoding < own:
         raise AcesimError(f"{start} reads positions by encoding {own}; drop --encoding {encoding}")
-    return own
+    return encoding
 
 
 def _train_run(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,

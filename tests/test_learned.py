@@ -142,11 +142,12 @@ def reference_context(side: np.ndarray) -> list[float]:
 @pytest.mark.parametrize("hidden,rules,encoding,activation", [
     ((12, 0), EUROPEAN, 1, "logistic"), ((10, 6), AMERICAN, 1, "logistic"), ((9, 0), BACKGAMMON, 1, "logistic"),
     ((8, 0), AMERICAN, 2, "logistic"), ((12, 0), EUROPEAN, 1, "hard-sigmoid"), ((10, 6), AMERICAN, 1, "hard-sigmoid"),
-    ((12, 0), EUROPEAN, 0, "logistic"), ((9, 0), BACKGAMMON, 0, "hard-sigmoid")])
+    ((12, 0), EUROPEAN, 0, "logistic"), ((9, 0), BACKGAMMON, 0, "hard-sigmoid"), ((8, 0), BACKGAMMON, 3, "logistic"),
+    ((8, 0), EUROPEAN, 3, "hard-sigmoid")])
 def test_a_plays_equity_from_its_roots_sums_is_the_encoded_ones(hidden, rules, encoding, activation):
     """``play_equity`` (the root's first-layer sums plus the rows of the inputs a play changed) gives
     ``equity_of`` of the play's position to rounding, whatever the play changed: hits, entering,
-    bearing off, both views, either output; a network of encoding 2 is encoded afresh, exactly.  A hard-sigmoid
+    bearing off, both views, either output; with encoding 2 or 3, their units' changes too.  A hard-sigmoid
     network adds its rows in single precision (``net.first_layer32``): to its rounding, about 1e-7 of a sum."""
     from acesim.engine.sampling import sample_positions
     from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
@@ -171,13 +172,14 @@ def test_a_plays_equity_from_its_roots_sums_is_the_encoded_ones(hidden, rules, e
                 play = ws.nodes[node]
                 got = N.play_equity(row, play, view, ra, ns)
                 want = N.equity_of(model, play, view, ra, fresh)
-                if encoding == 2:
-                    assert got == want
                 worst = max(worst, abs(got - want))
                 plays += 1
                 changed.update(i for i in (BAR, OPP_BAR, WAITING, OFF) if play[i] != board[i])
+                if encoding == 3 and N.hit_chances(play) != N.hit_chances(board):
+                    changed.add("hits")
     # plays that enter from the bar, hit, bear off, and (but from backgammon's start) enter waiting checkers
     assert plays > 1000 and changed >= {BAR, OPP_BAR, OFF} | ({WAITING} if rules.start != "backgammon" else set())
+    assert encoding != 3 or "hits" in changed
     assert worst < (1e-5 if activation == "hard-sigmoid" else 1e-13) * max(model[N.M_POINTS_SCALE], 1.0)
     if activation == "hard-sigmoid":
         assert worst > 0  # single precision, not the encoded network's double sums
@@ -194,11 +196,92 @@ def test_the_escape_table_by_hand():
     assert N.ESCAPES[0b11] == 36 - 4
 
 
-@pytest.mark.parametrize("hidden", [(12, 0), (6, 5)])
-def test_encoding_two_equals_its_reference(boards, hidden):
-    """Encoding 2: encoding 1's units, then each side's context units, and the forward pass on them."""
-    model = L.new_model(AMERICAN, hidden, seed=4, encoding=2)
-    assert int(model[N.M_INPUTS]) == N.N_NET_INPUTS + 2 * N.CONTEXT_INPUTS
+def engine_hits(board: np.ndarray, rules: Ruleset) -> tuple[int, int, bool]:
+    """``net.hit_chances`` of ``board`` by the move generator: the rolls of 36 with a legal play of the
+    opponent that hits a blot of ``board``'s mover, and the largest pips a hit of each costs; and whether
+    some roll's only hits need a play the rules forbid (both dice must be played when they can be), which
+    ``hit_chances`` leaves out."""
+    from acesim.kernels.board import flip
+    from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
+
+    ra, out, segment = rules.to_array(), np.zeros(3, dtype=np.int64), np.zeros(8, dtype=np.int64)
+    ws = new_workspace()
+    theirs = np.zeros_like(board)
+    flip(board, theirs)  # the opponent moves; the mover's point p is its point 25 - p, at index 24 - p
+    blots = [p for p in range(1, 25) if board[p - 1] == 1]
+    rolls = lost = 0
+    for a in range(1, 7):
+        for b in range(a, 7):
+            n = segment_of(ra, a, b, False, segment)
+            while enumerate_plays(theirs, ra, segment, n, ws, out) == FULL:
+                ws = grown_workspace(ws)
+            worst = 0
+            for node in range(out[0], out[1]):
+                play = ws.nodes[node]
+                if play[OPP_BAR] > theirs[OPP_BAR]:
+                    worst = max([worst] + [25 - p for p in blots if play[24 - p] >= 0])
+            rolls += (1 if a == b else 2) * (worst > 0)
+            lost += (1 if a == b else 2) * worst
+    return rolls, lost
+
+
+@pytest.mark.parametrize("rules", [BACKGAMMON, EUROPEAN.with_overrides(
+    {"doubles": "four", "doubles_extra_roll": False, "acey_deucey": "none", "acey_deucey_extra_roll": False,
+     "hitting": "free", "bar_first": True})])
+def test_the_chances_of_being_hit_by_the_move_generator(rules):
+    """``hit_chances`` counts the rolls with which the opponent can hit, and the pips they cost, as the
+    move generator's plays do (from the bar, from waiting, with one die, both, a double's steps, past
+    blocked points or not), but where the only hits are plays that leave a die unplayed that could be
+    played: never fewer rolls, and more in a few positions in a hundred."""
+    from acesim.engine.sampling import sample_positions
+
+    positions, _ = sample_positions(rules, 240, seed=13)
+    same = more = 0
+    for board in positions:
+        got = N.hit_chances(board)
+        want = engine_hits(board, rules)
+        assert got[0] >= want[0], board
+        if got == want:
+            same += 1
+        else:
+            more += 1
+    assert same >= 0.95 * len(positions) and same > 0
+    hit = [N.hit_chances(b)[0] for b in positions]
+    assert 0.2 < np.mean([h > 0 for h in hit]) < 1.0 and max(hit) > 11  # positions with and without shots
+
+
+def test_a_start_network_gains_a_later_encoding(tmp_path):
+    """``--encoding`` above a start network's adds the later encoding's inputs with rows of 0: the network
+    plays as the start did, to the bit, and training then weighs the new inputs."""
+    start, _ = L.train(BACKGAMMON, 16, 3, (5, 0), eval_every=0, eval_games=2)
+    fresh = L.new_model(BACKGAMMON, (5, 0), 3, encoding=3)
+    grown = L.reencoded(start, fresh)
+    assert int(grown[N.M_ENCODING]) == 3 and len(grown) == len(fresh)
+    from acesim.engine.sampling import sample_positions
+
+    ra, ns = BACKGAMMON.to_array(), N.new_net_scratch()
+    for board in sample_positions(BACKGAMMON, 50, seed=3)[0]:
+        for view in (0, 1):
+            assert N.equity_of(grown, board, view, ra, ns) == N.equity_of(start, board, view, ra, ns)
+    path, out = tmp_path / "start.npz", tmp_path / "e3.npz"
+    L.save_model(path, start, BACKGAMMON, {})
+    result = run("train", "--rules", "backgammon", "--games", "16", "--start", str(path), "--encoding", "3",
+                 "--eval-games", "2", "--workers", "1", "--no-progress", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    trained = L.load_model(out).array
+    rows = trained[N.HEADER : N.HEADER + N.n_inputs(3) * 5].reshape(-1, 5)
+    assert int(trained[N.M_ENCODING]) == 3 and rows[N.n_inputs(2) :].any()
+    assert_one_line_error(run("train", "--rules", "backgammon", "--games", "16", "--start", str(out), "--encoding",
+                              "2", "--no-progress", "--out", str(tmp_path / "y.npz")),
+                          "reads positions by encoding 3; drop --encoding 2")
+
+
+@pytest.mark.parametrize("hidden,encoding", [((12, 0), 2), ((6, 5), 2), ((7, 0), 3)])
+def test_encodings_two_and_three_equal_their_reference(boards, hidden, encoding):
+    """Encoding 2: encoding 1's units, then each side's context units, and the forward pass on them;
+    encoding 3: those, then each side's chances of being hit (``hit_chances``)."""
+    model = L.new_model(AMERICAN, hidden, seed=4, encoding=encoding)
+    assert int(model[N.M_INPUTS]) == N.N_NET_INPUTS + 2 * N.CONTEXT_INPUTS + (2 * N.HIT_INPUTS if encoding == 3 else 0)
     model[N.HEADER :] = np.random.default_rng(8).normal(0, 0.5, len(model) - N.HEADER)
     one = L.new_model(AMERICAN, hidden, seed=4)
     ns = N.new_net_scratch()
@@ -210,11 +293,15 @@ def test_encoding_two_equals_its_reference(boards, hidden):
         flip(board, flipped)
         for view in (0, 1):
             n = N.encode_for(model, board, view, ns)
-            dense = np.zeros(N.n_inputs(2))
+            dense = np.zeros(N.n_inputs(encoding))
             dense[ns.idx[:n]] = ns.val[:n]
             own = (board, flipped) if view == 0 else (flipped, board)
-            expected = np.concatenate([reference_inputs(board, view), reference_context(own[0]),
-                                       reference_context(own[1])])
+            expected = [reference_inputs(board, view), reference_context(own[0]), reference_context(own[1])]
+            if encoding == 3:
+                for side in own:
+                    rolls, lost = N.hit_chances(side)
+                    expected.append([rolls / 36, lost / 36 / N.PIP_LOSS_SCALE])
+            expected = np.concatenate(expected)
             assert np.allclose(dense, expected), (board, view)
             contact += dense[N.N_NET_INPUTS + N.C_CONTACT] > 0
             N.forward(model, n, ns)
@@ -265,8 +352,8 @@ def test_an_encoding_zero_model_that_weighs_features_is_refused(tmp_path):
 
 
 def test_the_encoding_is_chosen_and_kept(tmp_path):
-    with pytest.raises(AcesimError, match="the encoding must be one of 0, 1, 2, got 3"):
-        L.new_model(BACKGAMMON, (4, 0), 1, encoding=3)
+    with pytest.raises(AcesimError, match="the encoding must be one of 0, 1, 2, 3, got 4"):
+        L.new_model(BACKGAMMON, (4, 0), 1, encoding=4)
     array, _ = L.train(BACKGAMMON, 16, 3, (4, 0), eval_every=0, eval_games=2, encoding=2)
     path = tmp_path / "e2.npz"
     L.save_model(path, array, BACKGAMMON, {})
@@ -285,8 +372,8 @@ def test_train_encoding_on_the_command_line(tmp_path):
                  "--eval-games", "2", "--workers", "1", "--no-progress", "--out", str(out))
     assert result.exit_code == 0, result.output
     assert int(L.load_model(out).array[N.M_INPUTS]) == N.n_inputs(2)
-    assert_one_line_error(run("train", "--rules", "backgammon", "--games", "16", "--encoding", "3", "--no-progress",
-                              "--out", str(tmp_path / "x.npz")), "the encoding must be one of 0, 1, 2, got 3")
+    assert_one_line_error(run("train", "--rules", "backgammon", "--games", "16", "--encoding", "4", "--no-progress",
+                              "--out", str(tmp_path / "x.npz")), "the encoding must be one of 0, 1, 2, 3, got 4")
     assert_one_line_error(run("train", "--rules", "backgammon", "--games", "16", "--start", str(out), "--encoding",
                               "1", "--no-progress", "--out", str(tmp_path / "y.npz")),
                           "reads positions by encoding 2; drop --encoding 1")

@@ -48,6 +48,19 @@ the way GNU Backgammon's inputs do (its documentation; written anew here):
 * in contact, how well the side is contained: 1 - the fewest escapes from
   any of its points 15..24, / 36.
 
+Encoding 3 adds, after encoding 2's, ``HIT_INPUTS`` units for each side (the
+side on roll's first): how exposed its blots are to the other side's next
+roll, as GNU Backgammon's inputs P1 and pip loss describe it (``hit_chances``):
+
+* the rolls of 36 with which the other side can hit one of its blots / 36;
+* the pips those rolls cost it, each the most a hit with it can cost,
+  / (36 x ``PIP_LOSS_SCALE``).
+
+For the side on roll's opponent these are the shots the side on roll has
+now; for the side on roll, its blots as they stand before its play.  A
+double counts as four steps under every rule set's dice, and the rules
+that limit hitting (``hitting``) are not read.
+
 Most units are zero, so the encoder lists only the active ones (index and
 value) and the first layer adds only their rows.
 """
@@ -56,7 +69,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from acesim.kernels.bits import popcount
+from acesim.kernels.bits import lowest_set, popcount
 from acesim.kernels.board import flip
 from acesim.kernels.evaluate import (
     ANCHOR_BITS,
@@ -106,14 +119,17 @@ HARD_NET_TAG = 2.0  # hard-sigmoid hidden units
 NET_TAGS = (NET_TAG, HARD_NET_TAG)
 LOGISTIC_TAG = 0.0
 ENCODING_VERSION = 1  # what a new network reads unless it is told otherwise
-ENCODINGS = (0, 1, 2)
+ENCODINGS = (0, 1, 2, 3)
 OBJECTIVE_WINS, OBJECTIVE_POINTS = 0, 1
 
 SIDE_INPUTS = 4 * N_POINTS + 5 + N_FEATURES
 N_NET_INPUTS = 2 * SIDE_INPUTS  # encoding 1's
 CONTEXT_INPUTS = 4
 C_BACK, C_CONTACT, C_ESCAPES, C_CONTAINED = range(CONTEXT_INPUTS)
-MAX_NET_INPUTS = N_NET_INPUTS + 2 * CONTEXT_INPUTS
+HIT_INPUTS = 2
+H_HIT, H_PIP_LOSS = range(HIT_INPUTS)
+PIP_LOSS_SCALE = 12.0
+MAX_NET_INPUTS = N_NET_INPUTS + 2 * CONTEXT_INPUTS + 2 * HIT_INPUTS
 MAX_HIDDEN = 512
 MAX_OUTPUTS = 2
 U_BAR, U_ANY_WAITING, U_WAITING, U_OFF, U_PIPS = range(4 * N_POINTS, 4 * N_POINTS + 5)
@@ -126,7 +142,9 @@ FEATURE_UNITS = np.concatenate([s * SIDE_INPUTS + U_FEATURES + np.arange(N_FEATU
 
 def n_inputs(encoding: int) -> int:
     """How many inputs a network of ``encoding`` reads (encoding 0: encoding 1's, its feature rows zero)."""
-    return N_NET_INPUTS if encoding <= 1 else N_NET_INPUTS + 2 * CONTEXT_INPUTS
+    if encoding <= 1:
+        return N_NET_INPUTS
+    return N_NET_INPUTS + 2 * CONTEXT_INPUTS + (2 * HIT_INPUTS if encoding >= 3 else 0)
 
 
 def _escape_table() -> np.ndarray:
@@ -164,7 +182,10 @@ ROOT_BOARD = ROOT_PIPS + 2
 ROOT_TANGENT = ROOT_BOARD + BOARD_SIZE  # ``set_tangent``'s gradient of the equity, one per input
 ROOT_STEPS = ROOT_TANGENT + MAX_NET_INPUTS  # the same per unit count from the mover's view (``tangent_steps``)
 ROOT_HELD = ROOT_STEPS + N_NET_INPUTS  # 1 while the tangent is held for several searches (``hold_tangent``)
-ROOT_SIZE = ROOT_HELD + 1
+EXTRA_INPUTS = MAX_NET_INPUTS - N_NET_INPUTS  # the units encodings 2 and 3 add, after encoding 1's
+ROOT_EXTRA = ROOT_HELD + 1  # the root's values of those units, one per unit
+ROOT_EXTRA_PLAY = ROOT_EXTRA + EXTRA_INPUTS  # a play's, while ``play_outputs`` counts their changes
+ROOT_SIZE = ROOT_EXTRA_PLAY + EXTRA_INPUTS
 
 
 @njit(cache=True)
@@ -341,6 +362,99 @@ def _context(board, base, ns, n):
     return n
 
 
+_POINT_BITS = ((1 << (N_POINTS + 1)) - 1) & ~1  # bits 1..24: the points a checker can land on
+
+
+@njit(cache=True, inline="always")
+def _landings(sources, blocked, a, b, entering):
+    """The points (bits 1..24) the opponent's checkers on ``sources`` can land on with the roll ``a``-``b``.
+
+    Seen by the side whose blots they would hit: the opponent moves from its point 0 (the bar, or waiting)
+    upwards, and may not stop on ``blocked``.  ``entering``: its checkers on the bar (they must enter at
+    the die's point before any other moves; two or more on the bar leave only entering hits, or, on a
+    double, a checker entered and moved on with the dice left).
+    """
+    if a != b:
+        if entering == 0:
+            one = (sources << a) & ~blocked & _POINT_BITS
+            two = (sources << b) & ~blocked & _POINT_BITS
+            return ((sources << a) | (sources << b) | (one << b) | (two << a)) & _POINT_BITS
+        out = 0
+        for first, second in ((a, b), (b, a)):
+            entry = np.int64(1) << first
+            if entry & blocked:
+                continue
+            out |= entry
+            if entering == 1:
+                out |= ((sources | entry) << second) & _POINT_BITS
+        return out
+    entry = np.int64(1) << a
+    steps = 4
+    reach = sources
+    if entering > 0:
+        if entry & blocked:
+            return 0
+        steps = max(4 - entering, 0)
+        reach = sources | entry
+    out = entry if entering > 0 else 0
+    for _ in range(steps):
+        moved = (reach << a) & _POINT_BITS
+        out |= moved
+        reach = moved & ~blocked
+    return out
+
+
+@njit(cache=True, inline="always")
+def hit_chances(board):
+    """How many of the 36 rolls let the opponent hit a blot of ``board``'s mover, and the pips those rolls
+    cost it in all (each roll the largest loss it allows: a blot on point ``p`` hit loses 25 - p pips).
+
+    Any checker of the opponent may hit, with one die, or with both dice when the point between is open,
+    or with a double's steps; the opponent's checkers on the bar must enter first, and waiting ones start
+    from the same point 0.  A roll counts once, whichever blots it could hit.
+    """
+    blots = 0
+    blocked = 0
+    sources = 0
+    for p in range(1, N_POINTS + 1):
+        c = board[p - 1]
+        if c == 1:
+            blots |= np.int64(1) << p
+        elif c >= 2:
+            blocked |= np.int64(1) << p
+        elif c < 0:
+            sources |= np.int64(1) << p
+    if blots == 0:
+        return 0, 0
+    if board[OPP_WAITING] > 0:
+        sources |= 1
+    entering = int(board[OPP_BAR])
+    rolls = 0
+    lost = 0
+    for a in range(1, 7):
+        for b in range(a, 7):
+            hit = _landings(sources, blocked, a, b, entering) & blots
+            if hit:
+                weight = 1 if a == b else 2
+                rolls += weight
+                # the blot on the lowest point has the longest way back
+                lost += weight * (N_POINTS + 1 - lowest_set(hit))
+    return rolls, lost
+
+
+@njit(cache=True, inline="always")
+def _hits(board, base, ns, n):
+    """Append encoding 3's units of ``board``'s mover (module docstring) as units ``base ..``."""
+    rolls, lost = hit_chances(board)
+    if rolls > 0:
+        ns.idx[n] = base + H_HIT
+        ns.val[n] = rolls / 36.0
+        ns.idx[n + 1] = base + H_PIP_LOSS
+        ns.val[n + 1] = lost / (36.0 * PIP_LOSS_SCALE)
+        n += 2
+    return n
+
+
 @njit(cache=True, inline="always")
 def reads_features(model):
     """Whether ``model`` reads the features (every encoding but 0)."""
@@ -353,12 +467,29 @@ def encode_for(model, board, view, ns):
     n = encode(board, view, ns, reads_features(model))
     if model[M_ENCODING] >= 2:
         # ``encode`` left the flipped board in ``ns.board``
+        n = _extra_units(model, board, view, ns, n)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _extra_units(model, board, view, ns, n):
+    """Append the units of ``model``'s encoding beyond encoding 1's (2 or 3) for ``board`` with side ``view``
+    on roll; ``ns.board`` must hold the flipped board."""
+    if model[M_ENCODING] >= 2:
         if view == 0:
             n = _context(board, N_NET_INPUTS, ns, n)
             n = _context(ns.board, N_NET_INPUTS + CONTEXT_INPUTS, ns, n)
         else:
             n = _context(ns.board, N_NET_INPUTS, ns, n)
             n = _context(board, N_NET_INPUTS + CONTEXT_INPUTS, ns, n)
+    if model[M_ENCODING] >= 3:
+        base = N_NET_INPUTS + 2 * CONTEXT_INPUTS
+        if view == 0:
+            n = _hits(board, base, ns, n)
+            n = _hits(ns.board, base + HIT_INPUTS, ns, n)
+        else:
+            n = _hits(ns.board, base, ns, n)
+            n = _hits(board, base + HIT_INPUTS, ns, n)
     return n
 
 
@@ -701,14 +832,17 @@ def _summarize_side(board, view, s, ns):
 
 @njit(cache=True, _nrt=False)
 def set_root(model, board, view, ns):
-    """Make ``board`` with side ``view`` on roll the position ``play_equity`` counts changes from.
-
-    Only for a network of encoding 0 or 1 (``play_equity`` encodes any other afresh).
-    """
+    """Make ``board`` with side ``view`` on roll the position ``play_equity`` counts changes from."""
     H1 = int(model[M_HIDDEN1])
     b1 = HEADER + int(model[M_INPUTS]) * H1
-    n = encode(board, view, ns, reads_features(model))
+    n = encode_for(model, board, view, ns)
     root = ns.root
+    if model[M_ENCODING] >= 2:
+        for u in range(EXTRA_INPUTS):
+            root[ROOT_EXTRA + u] = 0.0
+        for i in range(n):
+            if ns.idx[i] >= N_NET_INPUTS:
+                root[ROOT_EXTRA + ns.idx[i] - N_NET_INPUTS] = ns.val[i]
     if model[M_TAG] == HARD_NET_TAG:
         w32 = first_layer32(model)
         h32 = ns.root32
@@ -748,9 +882,6 @@ def _point_changes(before, after, u, idx, val, n):
 @njit(cache=True, _nrt=False, error_model=LAYER_ERRORS)
 def play_outputs(model, board, view, ns):
     """``outputs`` of ``board`` from the root ``set_root`` set for the same ``model`` and ``view``."""
-    if model[M_ENCODING] >= 2:
-        outputs(model, board, view, ns)
-        return
     idx, val, root = ns.idx, ns.val, ns.root[ROOT_BOARD : ROOT_BOARD + BOARD_SIZE]
     mine = 0 if view == 0 else SIDE_INPUTS  # where the board's mover's units start
     theirs = SIDE_INPUTS - mine
@@ -807,6 +938,22 @@ def play_outputs(model, board, view, ns):
             d = ns.feat[f] / FEATURE_SCALE[f] - ns.root[ROOT_FEATURES + s * N_FEATURES + f]
             if d != 0.0:
                 idx[n] = base + f
+                val[n] = d
+                n += 1
+    if model[M_ENCODING] >= 2:
+        # the units of encodings 2 and 3 follow no single point: the play's are computed whole, and
+        # their changes from the root's added
+        flip(board, ns.board)
+        m = _extra_units(model, board, view, ns, n)
+        extra = ns.root[ROOT_EXTRA_PLAY : ROOT_EXTRA_PLAY + EXTRA_INPUTS]
+        for u in range(EXTRA_INPUTS):
+            extra[u] = 0.0
+        for i in range(n, m):
+            extra[idx[i] - N_NET_INPUTS] = val[i]
+        for u in range(EXTRA_INPUTS):
+            d = extra[u] - ns.root[ROOT_EXTRA + u]
+            if d != 0.0:
+                idx[n] = N_NET_INPUTS + u
                 val[n] = d
                 n += 1
     H1 = int(model[M_HIDDEN1])

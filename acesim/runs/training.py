@@ -300,8 +300,30 @@ def deepened(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
                            np.full(outputs, -2.0 / DEEPEN_SCALE)])
 
 
+def reencoded(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+    """``start`` reading ``fresh``'s encoding, when that is a later one than ``start``'s; else ``start``.
+
+    Each encoding reads the units of those before it and appends its own (encoding 0 leaves encoding
+    1's feature units unset), so the new inputs' rows are added as zeros: the network plays as ``start``
+    did, and training gives the new inputs their weight.
+    """
+    mine, theirs = int(start[N.M_ENCODING]), int(fresh[N.M_ENCODING])
+    if theirs <= mine or mine not in N.ENCODINGS or theirs not in N.ENCODINGS:
+        return start
+    old, new = int(start[N.M_INPUTS]), N.n_inputs(theirs)
+    h1 = int(start[N.M_HIDDEN1])
+    if old != N.n_inputs(mine) or len(start) < N.HEADER + old * h1:
+        return start  # not a network of its encoding: ``refuse_other_network`` says so
+    header = start[:N.HEADER].copy()
+    header[N.M_ENCODING], header[N.M_INPUTS] = theirs, new
+    return np.concatenate([header, start[N.HEADER:N.HEADER + old * h1], np.zeros((new - old) * h1),
+                           start[N.HEADER + old * h1:]])
+
+
 def grown(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
-    """``start`` grown to ``fresh``'s sizes where it can be (``widened`` or ``deepened``), else ``start``."""
+    """``start`` grown to ``fresh``'s encoding and sizes where it can be (``reencoded``, then ``widened`` or
+    ``deepened``), else ``start``."""
+    start = reencoded(start, fresh)
     return deepened(start, fresh) if fresh[N.M_HIDDEN2] > 0 else widened(start, fresh)
 
 
@@ -540,8 +562,9 @@ def start_run(settings: RunSettings, command: str = "") -> TrainingRun:
     model = start_model(settings.start, None if settings.reads_rules else settings.anchors[0])
     if settings.start_sha256 and settings.start_sha256 != model.sha256:
         raise AcesimError(f"{settings.start} is not the model this run started from (its sha256 differs)")
-    # a start network reads by its own encoding
-    settings = dataclasses.replace(settings, start_sha256=model.sha256, encoding=int(model.array[N.M_ENCODING]))
+    # a start network reads by its own encoding, or by a later one the run asks for (``reencoded``)
+    settings = dataclasses.replace(settings, start_sha256=model.sha256,
+                                   encoding=max(settings.encoding, int(model.array[N.M_ENCODING])))
     return grown_run(settings, model.array, model.knob_weights, command)
 
 
