@@ -761,8 +761,8 @@ def train(
         "--encoding", help="The inputs a new network reads: 0, the board alone (faster to play); 1, the "
                            "board and the heuristic's features; 2, "
                            "those and the contact between the armies; 3, those and the chances of being hit "
-                           "(docs/learned.md). A --start network reads by its own, or gains a later "
-                           "encoding's inputs, weighed 0.")] = 1,
+                           "(docs/learned.md). A --start network reads by its own; one of encoding 1 or 2 "
+                           "can gain a later encoding's inputs, weighed 0.")] = 1,
     activation: Annotated[Optional[str], typer.Option(
         "--activation", help="The hidden units of the network: logistic, or hard-sigmoid (the logistic's "
                              "tangent at 0 held to [0, 1], faster to play).  [default: a --start network's "
@@ -815,7 +815,7 @@ def _start_encoding(ctx: typer.Context, start: Path, array, encoding: int) -> in
     own = int(array[N.M_ENCODING])
     if not _on_command_line(ctx, "encoding"):
         return own
-    if encoding < own:
+    if encoding < own or (own == 0 and encoding != 0):
         raise AcesimError(f"{start} reads positions by encoding {own}; drop --encoding {encoding}")
     return encoding
 

@@ -274,6 +274,14 @@ def test_a_start_network_gains_a_later_encoding(tmp_path):
     assert_one_line_error(run("train", "--rules", "backgammon", "--games", "16", "--start", str(out), "--encoding",
                               "2", "--no-progress", "--out", str(tmp_path / "y.npz")),
                           "reads positions by encoding 3; drop --encoding 2")
+    # a network of encoding 0 is the kind without features, and stays one
+    zero, _ = L.train(BACKGAMMON, 16, 3, (5, 0), eval_every=0, eval_games=2, encoding=0)
+    assert L.reencoded(zero, fresh) is zero
+    L.save_model(path, zero, BACKGAMMON, {})
+    assert_one_line_error(run("train", "--rules", "backgammon", "--games", "16", "--start", str(path), "--encoding",
+                              "3", "--no-progress", "--out", str(tmp_path / "z.npz")),
+                          "reads positions by encoding 0; drop --encoding 3")
+    assert not (tmp_path / "y.npz").exists() and not (tmp_path / "z.npz").exists()
 
 
 @pytest.mark.parametrize("hidden,encoding", [((12, 0), 2), ((6, 5), 2), ((7, 0), 3)])

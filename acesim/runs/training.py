@@ -303,12 +303,12 @@ def deepened(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
 def reencoded(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
     """``start`` reading ``fresh``'s encoding, when that is a later one than ``start``'s; else ``start``.
 
-    Each encoding reads the units of those before it and appends its own (encoding 0 leaves encoding
-    1's feature units unset), so the new inputs' rows are added as zeros: the network plays as ``start``
-    did, and training gives the new inputs their weight.
+    Encodings 2 and 3 read the units of those before them and append their own, so the new inputs'
+    rows are added as zeros: the network plays as ``start`` did, and training gives the new inputs their
+    weight.  A network of encoding 0 stays one: it is the kind without features, kept for its speed.
     """
     mine, theirs = int(start[N.M_ENCODING]), int(fresh[N.M_ENCODING])
-    if theirs <= mine or mine not in N.ENCODINGS or theirs not in N.ENCODINGS:
+    if theirs <= mine or mine < 1 or mine not in N.ENCODINGS or theirs not in N.ENCODINGS:
         return start
     old, new = int(start[N.M_INPUTS]), N.n_inputs(theirs)
     h1 = int(start[N.M_HIDDEN1])
@@ -563,8 +563,9 @@ def start_run(settings: RunSettings, command: str = "") -> TrainingRun:
     if settings.start_sha256 and settings.start_sha256 != model.sha256:
         raise AcesimError(f"{settings.start} is not the model this run started from (its sha256 differs)")
     # a start network reads by its own encoding, or by a later one the run asks for (``reencoded``)
+    own = int(model.array[N.M_ENCODING])
     settings = dataclasses.replace(settings, start_sha256=model.sha256,
-                                   encoding=max(settings.encoding, int(model.array[N.M_ENCODING])))
+                                   encoding=settings.encoding if own >= 1 and settings.encoding > own else own)
     return grown_run(settings, model.array, model.knob_weights, command)
 
 
