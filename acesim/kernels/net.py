@@ -477,19 +477,20 @@ def _extra_units(model, board, view, ns, n):
     on roll; ``ns.board`` must hold the flipped board."""
     if model[M_ENCODING] >= 2:
         if view == 0:
-            n = _context(board, N_NET_INPUTS, ns, n)
-            n = _context(ns.board, N_NET_INPUTS + CONTEXT_INPUTS, ns, n)
+            n = _side_extra_units(model, board, 0, ns, n)
+            n = _side_extra_units(model, ns.board, 1, ns, n)
         else:
-            n = _context(ns.board, N_NET_INPUTS, ns, n)
-            n = _context(board, N_NET_INPUTS + CONTEXT_INPUTS, ns, n)
+            n = _side_extra_units(model, ns.board, 0, ns, n)
+            n = _side_extra_units(model, board, 1, ns, n)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _side_extra_units(model, side_board, s, ns, n):
+    """Append side ``s``'s (0: the side on roll) units of encodings 2 and 3, from ``side_board``, its view."""
+    n = _context(side_board, N_NET_INPUTS + s * CONTEXT_INPUTS, ns, n)
     if model[M_ENCODING] >= 3:
-        base = N_NET_INPUTS + 2 * CONTEXT_INPUTS
-        if view == 0:
-            n = _hits(board, base, ns, n)
-            n = _hits(ns.board, base + HIT_INPUTS, ns, n)
-        else:
-            n = _hits(ns.board, base, ns, n)
-            n = _hits(board, base + HIT_INPUTS, ns, n)
+        n = _hits(side_board, N_NET_INPUTS + 2 * CONTEXT_INPUTS + s * HIT_INPUTS, ns, n)
     return n
 
 
