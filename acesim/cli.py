@@ -808,8 +808,8 @@ def _command_line(ctx: typer.Context) -> str:
 
 
 def _start_encoding(ctx: typer.Context, start: Path, array, encoding: int) -> int:
-    """The encoding of a run that starts from ``array``: its own, or a later --encoding (the network gains
-    that encoding's inputs, weighed 0); an earlier one is one line."""
+    """The encoding of a run that starts from ``array``: its own, or a later --encoding when it reads
+    encoding 1 or 2 (the network gains that encoding's inputs, weighed 0); any other is one line."""
     from acesim.kernels import net as N
 
     own = int(array[N.M_ENCODING])
