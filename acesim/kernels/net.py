@@ -473,16 +473,26 @@ def encode_for(model, board, view, ns):
 
 @njit(cache=True, inline="always")
 def _extra_units(model, board, view, ns, n):
-    """Append the units of ``model``'s encoding beyond encoding 1's (2 or 3) for ``board`` with side ``view``
+    """Append the units of ``model``'s encoding (2 or 3) beyond encoding 1's for ``board`` with side ``view``
     on roll; ``ns.board`` must hold the flipped board."""
-    if model[M_ENCODING] >= 2:
-        if view == 0:
-            n = _side_extra_units(model, board, 0, ns, n)
-            n = _side_extra_units(model, ns.board, 1, ns, n)
-        else:
-            n = _side_extra_units(model, ns.board, 0, ns, n)
-            n = _side_extra_units(model, board, 1, ns, n)
+    if view == 0:
+        n = _side_extra_units(model, board, 0, ns, n)
+        n = _side_extra_units(model, ns.board, 1, ns, n)
+    else:
+        n = _side_extra_units(model, ns.board, 0, ns, n)
+        n = _side_extra_units(model, board, 1, ns, n)
     return n
+
+
+@njit(cache=True, inline="always")
+def _extra_values(idx, val, first, last, out):
+    """The values of encodings 2's and 3's units among the active inputs ``first .. last - 1``, one per unit
+    (0 where not active), into ``out``."""
+    for u in range(EXTRA_INPUTS):
+        out[u] = 0.0
+    for i in range(first, last):
+        if idx[i] >= N_NET_INPUTS:
+            out[idx[i] - N_NET_INPUTS] = val[i]
 
 
 @njit(cache=True, inline="always")
@@ -839,11 +849,7 @@ def set_root(model, board, view, ns):
     n = encode_for(model, board, view, ns)
     root = ns.root
     if model[M_ENCODING] >= 2:
-        for u in range(EXTRA_INPUTS):
-            root[ROOT_EXTRA + u] = 0.0
-        for i in range(n):
-            if ns.idx[i] >= N_NET_INPUTS:
-                root[ROOT_EXTRA + ns.idx[i] - N_NET_INPUTS] = ns.val[i]
+        _extra_values(ns.idx, ns.val, 0, n, root[ROOT_EXTRA : ROOT_EXTRA + EXTRA_INPUTS])
     if model[M_TAG] == HARD_NET_TAG:
         w32 = first_layer32(model)
         h32 = ns.root32
@@ -947,10 +953,7 @@ def play_outputs(model, board, view, ns):
         flip(board, ns.board)
         m = _extra_units(model, board, view, ns, n)
         extra = ns.root[ROOT_EXTRA_PLAY : ROOT_EXTRA_PLAY + EXTRA_INPUTS]
-        for u in range(EXTRA_INPUTS):
-            extra[u] = 0.0
-        for i in range(n, m):
-            extra[idx[i] - N_NET_INPUTS] = val[i]
+        _extra_values(idx, val, n, m, extra)
         for u in range(EXTRA_INPUTS):
             d = extra[u] - ns.root[ROOT_EXTRA + u]
             if d != 0.0:
