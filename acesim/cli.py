@@ -705,7 +705,7 @@ READING_EVAL_EVERY = 100_000  # a rule-reading run's evaluations play six rule s
 # The settings a run keeps from its checkpoint: --resume refuses them on the command line.
 _RUN_SETTINGS = ("rules", "rule", "seed", "hidden", "lam", "alpha", "width", "objective", "eval_every",
                  "eval_games", "random_share", "eval_mixes", "checkpoint_every", "alpha_halving", "start",
-                 "encoding", "activation", "loss")
+                 "encoding", "activation", "loss", "split_points")
 
 
 @app.command("train")
@@ -772,6 +772,11 @@ def train(
                        "TD-Gammon) or cross-entropy (whose step does not fade where an output nears 0 or 1; "
                        "about a quarter of the squared error's --alpha moves outputs near 1/2 as far).")
     ] = "squared",
+    split_points: Annotated[bool, typer.Option(
+        "--split-points", help="A model of one rule set that scores points: the points won and lost beyond 1 "
+                               "as two outputs of their own beside the win (as GNU Backgammon's gammon "
+                               "outputs), instead of one output of the points; a --start network's points "
+                               "output is replaced by the two.")] = False,
     resume: Annotated[Optional[Path], typer.Option(
         "--resume", help="Continue the run of this checkpoint (or finished model) with its own settings "
                          "(--games may raise its target); the result equals the uninterrupted run's.")] = None,
@@ -782,7 +787,7 @@ def train(
     with one_line_errors():
         _train_run(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
                    eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume, workers,
-                   progress, alpha_halving, start, encoding, activation, loss)
+                   progress, alpha_halving, start, encoding, activation, loss, split_points)
 
 
 def _on_command_line(ctx: typer.Context, name: str) -> bool:
@@ -822,7 +827,7 @@ def _start_encoding(ctx: typer.Context, start: Path, array, encoding: int) -> in
 
 def _train_run(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, objective, eval_every,
                eval_games, force, random_share, eval_mixes, checkpoint, checkpoint_every, resume, workers,
-               progress, alpha_halving, start, encoding, activation, loss) -> None:
+               progress, alpha_halving, start, encoding, activation, loss, split_points) -> None:
     """``acesim train``: a new run (of one rule set, or of one network that reads the rules), or ``--resume``
     of one."""
     from acesim.engine.rules import PRESETS
@@ -869,10 +874,14 @@ def _train_run(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, ob
             start=str(start) if start else "", encoding=encoding, loss=loss,
             activation=L.run_activation(activation, None if begin is None else begin.array))
         if reads_rules:
+            if split_points:
+                raise AcesimError("--split-points is for a model of one rule set; a network that reads the "
+                                  "rules has one points output")
             settings = L.RunSettings(anchors, 0.5 if random_share is None else random_share, games, seed,
                                      eval_mixes=eval_mixes, objective=objective, **common)
         else:
-            settings = L.RunSettings.of_rules(anchors[0], games, seed, objective=objective, **common)
+            settings = L.RunSettings.of_rules(anchors[0], games, seed, objective=objective,
+                                              split_points=split_points, **common)
         run = L.start_run(settings, _command_line(ctx))  # checks every setting before any game
     for path in (out, checkpoint):
         if path is not None:

@@ -673,6 +673,89 @@ def test_td_lambda_returns():
         assert (after[0] > before[0]) == up
 
 
+def test_td_lambda_returns_of_split_points():
+    """A network with its points beyond 1 split: seat A's view swaps those won and those lost where seat B
+    is on roll, and each is held to what its side can still score beyond 1 (``net.points_range``)."""
+    from acesim.kernels.train import td_update
+
+    model = L.new_model(AMERICAN, (4, 0), seed=1, split_points=True)
+    model[N.HEADER :] = np.random.default_rng(2).normal(0, 0.5, len(model) - N.HEADER)
+    assert int(model[N.M_OUTPUTS]) == N.SPLIT_POINTS
+    rules_array = AMERICAN.to_array()
+    boards = game_boards(AMERICAN, 1, 3)[[0, 1, -1]]
+    boards[1, OFF] = 14  # a side with 14 checkers off can lose at most 1 point beyond 1 (one checker left)
+    trace = np.zeros((3, TRACE_WIDTH), dtype=np.int64)
+    trace[:, K.T_BOARD :] = boards
+    trace[:, K.T_SIDE] = [0, 1, 0]
+    scale = model[N.M_POINTS_SCALE]
+    ns = N.new_net_scratch()
+    expected = np.zeros((3, 3))
+    for t, board in enumerate(boards):
+        N.outputs(model, board, 0, ns)
+        win, loss = N.points_range(board, 0, rules_array)
+        y = [ns.y[0], min(ns.y[1], (win - 1) / (scale - 1)), min(ns.y[2], (loss - 1) / (scale - 1))]
+        expected[t] = y if trace[t, K.T_SIDE] == 0 else [1 - y[0], y[2], y[1]]
+    assert expected[1, 1] == 0.0  # seat A's points beyond 1 won where B, on roll, can lose no more than 1
+    for lam in (0.0, 0.6, 1.0):
+        values, targets = np.zeros((3, N.MAX_OUTPUTS)), np.zeros((3, N.MAX_OUTPUTS))
+        td_update(model.copy(), rules_array, trace, 3, 1, 6, lam, 0.1, new_scratch(1), values, targets, np.bool_(False))
+        assert np.allclose(values, expected)
+        # seat B won 6 points: A did not win, won nothing beyond 1, and lost 5 beyond 1
+        returns = [0.0, 0.0, 5 / (scale - 1)]
+        for k in range(3):
+            g = np.zeros(3)
+            g[2] = returns[k]
+            for t in (1, 0):
+                g[t] = (1 - lam) * values[t + 1, k] + lam * g[t + 1]
+            assert np.allclose(targets[:, k], g)
+
+
+def test_a_start_networks_points_are_split(tmp_path):
+    """``--split-points`` on a start network of one points output keeps its win output and hidden units to
+    the bit and starts the points beyond 1 from ``SPLIT_BIAS``; a split start stays split."""
+    start, _ = L.train(BACKGAMMON, 16, 3, (5, 0), eval_every=0, eval_games=2)
+    fresh = L.new_model(BACKGAMMON, (5, 0), 3, split_points=True)
+    split = L.split(start, fresh)
+    assert int(split[N.M_OUTPUTS]) == N.SPLIT_POINTS and len(split) == len(fresh)
+    assert L.split(split, fresh) is split and L.split(start, L.new_model(BACKGAMMON, (5, 0), 3)) is start
+    from acesim.engine.sampling import sample_positions
+
+    ns, beyond = N.new_net_scratch(), 1 / (1 + math.exp(-L.SPLIT_BIAS))
+    for board in sample_positions(BACKGAMMON, 30, seed=4)[0]:
+        N.outputs(start, board, 0, ns)
+        won = ns.y[0]
+        N.outputs(split, board, 0, ns)
+        assert ns.y[0] == won and ns.y[1] == ns.y[2] == pytest.approx(beyond, rel=1e-15)
+        assert N.raw_points(split, ns.y) == pytest.approx(2 * won - 1, abs=1e-15)
+    path, out = tmp_path / "start.npz", tmp_path / "split.npz"
+    L.save_model(path, start, BACKGAMMON, {})
+    common = ("--rules", "backgammon", "--games", "16", "--eval-games", "2", "--workers", "1", "--no-progress")
+    result = run("train", *common, "--start", str(path), "--split-points", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    model = L.load_model(out)
+    assert int(model.array[N.M_OUTPUTS]) == N.SPLIT_POINTS and model.meta["training"]["split_points"] is True
+    assert model.array[-2:].tolist() != [L.SPLIT_BIAS] * 2  # trained
+    again = tmp_path / "again.npz"
+    assert run("train", *common, "--start", str(out), "--out", str(again)).exit_code == 0
+    assert int(L.load_model(again).array[N.M_OUTPUTS]) == N.SPLIT_POINTS
+    # and the split network plays
+    player = load_strategy(f"learned:{again}")
+    assert (play_records(BACKGAMMON, player, player, 1, 0, 4)[:, K.UNFINISHED] == 0).all()
+    settings = L.RunSettings.of_rules(BACKGAMMON, 16, 3, split_points=True)
+    assert L.RunSettings.from_json(settings.to_json()) == settings
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (("--rules", "backgammon", "--rule", "scoring=single"), "score every game 1 point: there are no points beyond 1"),
+    (("--rules", "all"), "--split-points is for a model of one rule set"),
+])
+def test_split_points_bad_input(tmp_path, args, fragment):
+    out = tmp_path / "m.npz"
+    assert_one_line_error(run("train", *args, "--split-points", "--games", "16", "--no-progress", "--out", str(out)),
+                          fragment)
+    assert not out.exists()
+
+
 # --- model files -------------------------------------------------------------------------
 
 
@@ -971,20 +1054,30 @@ def test_strategy_specs(tiny_model):
     assert dataclasses.replace(load_strategy(f"learned:{tiny_model}@full")).width == 0
 
 
-@pytest.mark.parametrize("hidden, rules, activation", [((12, 0), EUROPEAN, "logistic"), ((10, 6), AMERICAN, "logistic"),
-                                                        ((9, 0), AMERICAN, "logistic"), ((12, 0), EUROPEAN, "hard-sigmoid"),
-                                                        ((10, 6), AMERICAN, "hard-sigmoid")])
-def test_the_tangent_is_the_equitys_gradient_over_the_inputs(boards, hidden, rules, activation):
+def reference_points(model: np.ndarray, y: np.ndarray) -> float:
+    """The expected points of a network's outputs ``y``, from kernels.net's docstring."""
+    scale = model[N.M_POINTS_SCALE]
+    if int(model[N.M_OUTPUTS]) == N.SPLIT_POINTS:
+        return 2 * y[0] - 1 + (scale - 1) * (y[1] - y[2])
+    return scale * (2 * y[1] - 1)
+
+
+@pytest.mark.parametrize("hidden, rules, activation, split", [
+    ((12, 0), EUROPEAN, "logistic", False), ((10, 6), AMERICAN, "logistic", False), ((9, 0), AMERICAN, "logistic", False),
+    ((12, 0), EUROPEAN, "hard-sigmoid", False), ((10, 6), AMERICAN, "hard-sigmoid", False),
+    ((9, 0), AMERICAN, "logistic", True), ((6, 5), BACKGAMMON, "hard-sigmoid", True)])
+def test_the_tangent_is_the_equitys_gradient_over_the_inputs(boards, hidden, rules, activation, split):
     """``set_tangent``: d equity / d x_i for every input, by central differences of the reference network
-    (2p - 1 where the player maximises wins, the points output's scale (2y - 1) where it maximises points)."""
-    model = L.new_model(rules, hidden, seed=4, activation=activation)
+    (2p - 1 where the player maximises wins, its expected points where it maximises points: the points
+    output's scale (2y - 1), or with the points beyond 1 split, 2p - 1 + (scale - 1) (y1 - y2))."""
+    model = L.new_model(rules, hidden, seed=4, activation=activation, split_points=split)
     model[N.HEADER :] = np.random.default_rng(6).normal(0, 0.4, len(model) - N.HEADER)
     points = model[N.M_OBJECTIVE] == N.OBJECTIVE_POINTS
-    assert points == (rules is AMERICAN)
+    assert points == (rules is not EUROPEAN)
 
     def equity(x):
         y = reference_forward(model, x)
-        return model[N.M_POINTS_SCALE] * (2 * y[1] - 1) if points else 2 * y[0] - 1
+        return reference_points(model, y) if points else 2 * y[0] - 1
 
     ns = N.new_net_scratch()
     row = playing_row(model, tangent=N.TANGENT)

@@ -28,7 +28,7 @@ a network; nothing here draws a random number.
 
 from acesim.kernels.jit import njit
 from acesim.kernels.layout import N_CHECKERS, OPP_OFF, R_SCORING, SCORING_GAMMONS, SCORING_PER_CHECKER
-from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, bounded_points, outputs
+from acesim.kernels.net import M_OUTPUTS, bounded_points, outputs, raw_points
 
 # The cube life x: how much of the perfectly efficient (live) cube a side
 # gets.  GNU Backgammon's value for positions with contact; an Acey-Deucey
@@ -114,7 +114,7 @@ def win_and_loss(model, board, rules, ns):
     win, loss = 1.0, 1.0
     scoring = rules[R_SCORING]
     if model[M_OUTPUTS] > 1 and (scoring == SCORING_PER_CHECKER or scoring == SCORING_GAMMONS):
-        points = bounded_points(model, board, 0, rules, p, model[M_POINTS_SCALE] * (2.0 * ns.y[1] - 1.0))
+        points = bounded_points(model, board, 0, rules, p, raw_points(model, ns.y))
         excess = points - (2.0 * p - 1.0)
         if excess > 0.0 and p > 0.0:
             win = 1.0 + excess / p

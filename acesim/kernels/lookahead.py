@@ -40,8 +40,8 @@ from acesim.kernels.layout import (
     N_CHECKERS,
     OFF,
 )
-from acesim.kernels.net import M_OBJECTIVE, M_OUTPUTS, M_POINTS_SCALE, OBJECTIVE_POINTS, WIN_EQUITY
-from acesim.kernels.net import bounded_points, outputs, ranker_of
+from acesim.kernels.net import M_OBJECTIVE, M_OUTPUTS, OBJECTIVE_POINTS, WIN_EQUITY
+from acesim.kernels.net import bounded_points, outputs, ranker_of, raw_points
 from acesim.kernels.rng import STREAM_WORDS
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.sequence import BONUS, ROLL_AGAIN, after_segment, roll_sequence, still_on_roll
@@ -89,7 +89,7 @@ def position_value(board, rules, kind, weights, again, sc, value):
     outputs(weights, board, view, sc.net)
     p = sc.net.y[0]
     if weights[M_OUTPUTS] > 1:
-        points = bounded_points(weights, board, view, rules, p, weights[M_POINTS_SCALE] * (2.0 * sc.net.y[1] - 1.0))
+        points = bounded_points(weights, board, view, rules, p, raw_points(weights, sc.net.y))
     else:
         points = 2.0 * p - 1.0
     if weights[M_OBJECTIVE] == OBJECTIVE_POINTS and weights[M_OUTPUTS] > 1:

@@ -16,6 +16,13 @@ set's scoring makes points differ from wins, is ``(E[signed points] / scale +
 1) / 2`` for the side on roll, where
 ``scale`` is the most a game can be worth without stakes doublings (15 under
 ``per-checker``, 3 under ``gammons``): expected points = ``scale * (2 y1 - 1)``.
+A network of three outputs (``SPLIT_POINTS``) keeps the points apart from the
+wins, as GNU Backgammon's gammon outputs do: output 1 is the expected points a
+win brings beyond 1 and output 2 those a loss costs beyond 1, each divided by
+``scale - 1`` (both 0 when every game is worth 1), so that expected points =
+``2 y0 - 1 + (scale - 1) (y1 - y2)``.  A single output of the points weighs a
+gammon against a plain win in the same error as the win itself; apart, the
+points beyond 1 are learned from targets of their own.
 
 The inputs (``ENCODING_VERSION`` 1) describe a position from the view of the
 side on roll, ``SIDE_INPUTS`` units for it and as many for its opponent, each
@@ -108,7 +115,7 @@ M_TAG = 0  # NET_TAG or HARD_NET_TAG: tells a network, and its hidden units, fro
 M_INPUTS = 1
 M_HIDDEN1 = 2
 M_HIDDEN2 = 3  # 0 = one hidden layer
-M_OUTPUTS = 4  # 1 (wins) or 2 (wins and points)
+M_OUTPUTS = 4  # 1 (wins), 2 (wins and points) or SPLIT_POINTS (wins, points won and lost beyond 1)
 M_POINTS_SCALE = 5
 M_ENCODING = 6
 M_OBJECTIVE = 7  # what the player maximises: OBJECTIVE_WINS or OBJECTIVE_POINTS
@@ -131,7 +138,8 @@ H_HIT, H_PIP_LOSS = range(HIT_INPUTS)
 PIP_LOSS_SCALE = 12.0
 MAX_NET_INPUTS = N_NET_INPUTS + 2 * CONTEXT_INPUTS + 2 * HIT_INPUTS
 MAX_HIDDEN = 512
-MAX_OUTPUTS = 2
+MAX_OUTPUTS = 3
+SPLIT_POINTS = 3  # outputs of a network whose points beyond 1 are outputs of their own
 U_BAR, U_ANY_WAITING, U_WAITING, U_OFF, U_PIPS = range(4 * N_POINTS, 4 * N_POINTS + 5)
 U_FEATURES = 4 * N_POINTS + 5
 # pip_lead, off, shots, blots, made, home_made, prime, opp_bar, stacked, home, outside_board, anchors, trap
@@ -724,6 +732,19 @@ def _above_first(model, ns):
             z1 += last[j] * w[2 * j + 1]
         y[0] = z0
         y[1] = z1
+    elif K == SPLIT_POINTS:
+        # the same for three outputs: each sum still in unit order, as the loop below adds it
+        z0 = model[bo]
+        z1 = model[bo + 1]
+        z2 = model[bo + 2]
+        w = model[wo : wo + 3 * H]
+        for j in range(H):
+            z0 += last[j] * w[3 * j]
+            z1 += last[j] * w[3 * j + 1]
+            z2 += last[j] * w[3 * j + 2]
+        y[0] = z0
+        y[1] = z1
+        y[2] = z2
     else:
         for k in range(K):
             z = model[bo + k]
@@ -781,6 +802,18 @@ def points_range(board, view, rules):
 
 
 @njit(cache=True, inline="always")
+def stakes_multiplier(model, rules):
+    """The most the stakes of a game can be multiplied by under ``rules``, as the network's scale allows."""
+    scoring = rules[R_SCORING]
+    base = 1.0
+    if scoring == SCORING_PER_CHECKER:
+        base = float(N_CHECKERS)
+    elif scoring == SCORING_GAMMONS:
+        base = 3.0
+    return max(model[M_POINTS_SCALE] / base, 1.0)
+
+
+@njit(cache=True, inline="always")
 def bounded_points(model, board, view, rules, p, points):
     """``points`` (expected, signed, for side ``view`` on roll) held to what ``board`` allows.
 
@@ -792,23 +825,26 @@ def bounded_points(model, board, view, rules, p, points):
     of (a gammon still counted once the loser has a checker off).
     """
     win, loss = points_range(board, view, rules)
-    scoring = rules[R_SCORING]
-    base = 1.0
-    if scoring == SCORING_PER_CHECKER:
-        base = float(N_CHECKERS)
-    elif scoring == SCORING_GAMMONS:
-        base = 3.0
-    stakes = max(model[M_POINTS_SCALE] / base, 1.0)
+    stakes = stakes_multiplier(model, rules)
     low = p - (1.0 - p) * loss * stakes
     high = p * win * stakes - (1.0 - p)
     return min(max(points, low), high)
 
 
 @njit(cache=True, inline="always")
+def raw_points(model, y):
+    """The expected signed points the outputs ``y`` of a network with a points output say (the module
+    docstring), before ``bounded_points``."""
+    if model[M_OUTPUTS] == SPLIT_POINTS:
+        return 2.0 * y[0] - 1.0 + (model[M_POINTS_SCALE] - 1.0) * (y[1] - y[2])
+    return model[M_POINTS_SCALE] * (2.0 * y[1] - 1.0)
+
+
+@njit(cache=True, inline="always")
 def _equity(model, board, view, rules, y):
     """The signed equity the outputs ``y`` of ``board`` mean for side ``view`` on roll (``equity_of``)."""
     if model[M_OBJECTIVE] == OBJECTIVE_POINTS and model[M_OUTPUTS] > 1:
-        return bounded_points(model, board, view, rules, y[0], model[M_POINTS_SCALE] * (2.0 * y[1] - 1.0))
+        return bounded_points(model, board, view, rules, y[0], raw_points(model, y))
     return 2.0 * y[0] - 1.0
 
 
@@ -1019,8 +1055,8 @@ def set_tangent(model, board, view, ns):
     """The network linearised at ``board`` (side ``view`` on roll): the equity's gradient over the
     inputs, into ``ns.root`` at ``ROOT_TANGENT``, for ``tangent_value``.
 
-    The equity is the network's unbounded one (``2p - 1``, or the points output's ``scale (2y - 1)``
-    where the player maximises points). A play changes few inputs, so ``tangent_value`` ranks the
+    The equity is the network's unbounded one (``2p - 1``, or its points, ``raw_points``, where the
+    player maximises points). A play changes few inputs, so ``tangent_value`` ranks the
     partial plays of a doubles segment by the network's own first-order judgement, for about what
     the heuristic's score costs; the dense product below is the price, once per segment.
     """
@@ -1030,10 +1066,14 @@ def set_tangent(model, board, view, ns):
         raise ValueError("the tangent needs a playing row with its tangent part (strategies.playing_row)")
     n = encode_for(model, board, view, ns)
     forward(model, n, ns)
-    if model[M_OBJECTIVE] == OBJECTIVE_POINTS and model[M_OUTPUTS] > 1:
-        g = (0.0, 2.0 * model[M_POINTS_SCALE] * ns.y[1] * (1.0 - ns.y[1]))
+    y = ns.y
+    if model[M_OBJECTIVE] == OBJECTIVE_POINTS and model[M_OUTPUTS] == SPLIT_POINTS:
+        beyond = model[M_POINTS_SCALE] - 1.0
+        g = (2.0 * y[0] * (1.0 - y[0]), beyond * y[1] * (1.0 - y[1]), -beyond * y[2] * (1.0 - y[2]))
+    elif model[M_OBJECTIVE] == OBJECTIVE_POINTS and model[M_OUTPUTS] > 1:
+        g = (0.0, 2.0 * model[M_POINTS_SCALE] * y[1] * (1.0 - y[1]), 0.0)
     else:
-        g = (2.0 * ns.y[0] * (1.0 - ns.y[0]), 0.0)
+        g = (2.0 * y[0] * (1.0 - y[0]), 0.0, 0.0)
     _deltas(model, ns, g)
     # t = W1 d1, as the transposed first layer's rows times d1, added row after row: each input's sum
     # is added in unit order (one running sum per input), and the loop over the inputs vectorizes

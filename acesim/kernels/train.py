@@ -9,7 +9,8 @@ result, from seat A's view (``P_t`` = the state's value to seat A):
     G_last = R,    G_t = (1 - lambda) * P_(t+1) + lambda * G_(t+1),
 
 with ``R`` = 1 if seat A won (output 0) and ``(points for A / scale + 1) / 2``
-(output 1).  Then each state, in order, takes one gradient step of its
+(output 1); a network of ``SPLIT_POINTS`` outputs has instead the points A won
+beyond 1 (output 1) and those it lost beyond 1 (output 2), each / (scale - 1).  Then each state, in order, takes one gradient step of its
 outputs towards its return (seen from the side on roll).  This is the
 forward view of TD(lambda) with updates at the end of each game (Sutton &
 Barto, section 12.1), which spares the dense eligibility trace of the
@@ -32,7 +33,18 @@ from acesim.kernels.game_loop import (
 )
 from acesim.kernels.jit import njit
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE
-from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, bounded_points, encode_for, forward, sgd_step
+from acesim.kernels.net import (
+    M_OUTPUTS,
+    M_POINTS_SCALE,
+    MAX_OUTPUTS,
+    SPLIT_POINTS,
+    bounded_points,
+    encode_for,
+    forward,
+    points_range,
+    sgd_step,
+    stakes_multiplier,
+)
 from acesim.kernels.rng import STREAM_WORDS, seed_game_streams
 
 
@@ -42,29 +54,46 @@ def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, ta
 
     ``trace[:n]`` are the game's states under ``rules``, ``winner`` its
     winning seat and ``points`` what the winner scored; ``values`` and
-    ``targets`` (n x 2) are scratch.  A state's points value enters the
-    targets held to what its position allows (``net.bounded_points``), as in play.
+    ``targets`` (n x ``MAX_OUTPUTS``) are scratch.  A state's points value enters the
+    targets held to what its position allows (``net.bounded_points``), as in play; the points
+    beyond 1 of a ``SPLIT_POINTS`` network, each to the most its side can still win or lose.
     """
     K = int(model[M_OUTPUTS])
     scale = model[M_POINTS_SCALE]
     board = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
     ns = sc.net
     y = ns.y
-    target = np.empty(2)
+    target = np.empty(MAX_OUTPUTS)
+    beyond = max(scale - 1.0, 1e-300)  # a split network's scale of the points beyond 1
     for t in range(n):
         for i in range(BOARD_SIZE):
             board[i] = trace[t, T_BOARD + i]
         m = encode_for(model, board, 0, ns)
         forward(model, m, ns)
+        mover = trace[t, T_SIDE]
+        if K == SPLIT_POINTS:
+            win, loss = points_range(board, 0, rules)
+            stakes = stakes_multiplier(model, rules)
+            y[1] = min(y[1], max(win * stakes - 1.0, 0.0) / beyond)
+            y[2] = min(y[2], max(loss * stakes - 1.0, 0.0) / beyond)
+            # seat A's view: its win, the points beyond 1 it wins and those it loses
+            values[t, 0] = y[0] if mover == 0 else 1.0 - y[0]
+            values[t, 1] = y[1] if mover == 0 else y[2]
+            values[t, 2] = y[2] if mover == 0 else y[1]
+            continue
         if K > 1:
             bounded = bounded_points(model, board, 0, rules, y[0], scale * (2.0 * y[1] - 1.0))
             y[1] = (bounded / scale + 1.0) / 2.0
         for k in range(K):
-            values[t, k] = y[k] if trace[t, T_SIDE] == 0 else 1.0 - y[k]
+            values[t, k] = y[k] if mover == 0 else 1.0 - y[k]
     signed = points if winner == 0 else -points
-    returns = np.empty(2)
+    returns = np.empty(MAX_OUTPUTS)
     returns[0] = 1.0 if winner == 0 else 0.0
-    returns[1] = (min(1.0, max(-1.0, signed / scale)) + 1.0) / 2.0
+    if K == SPLIT_POINTS:
+        returns[1] = min(1.0, max(signed - 1.0, 0.0) / beyond)
+        returns[2] = min(1.0, max(-signed - 1.0, 0.0) / beyond)
+    else:
+        returns[1] = (min(1.0, max(-1.0, signed / scale)) + 1.0) / 2.0
     for k in range(K):
         g = returns[k]
         targets[n - 1, k] = g
@@ -76,8 +105,14 @@ def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, ta
             board[i] = trace[t, T_BOARD + i]
         m = encode_for(model, board, 0, ns)
         forward(model, m, ns)
-        for k in range(K):
-            target[k] = targets[t, k] if trace[t, T_SIDE] == 0 else 1.0 - targets[t, k]
+        if K == SPLIT_POINTS:
+            mine = trace[t, T_SIDE] == 0
+            target[0] = targets[t, 0] if mine else 1.0 - targets[t, 0]
+            target[1] = targets[t, 1] if mine else targets[t, 2]
+            target[2] = targets[t, 2] if mine else targets[t, 1]
+        else:
+            for k in range(K):
+                target[k] = targets[t, k] if trace[t, T_SIDE] == 0 else 1.0 - targets[t, k]
         sgd_step(model, m, ns, target, alpha, cross_entropy)
 
 
@@ -109,8 +144,8 @@ def self_play(model, start, rules, block_keys, first_game, n_games, turn_cap, wi
 def td_updates(model, rules, traces, lengths, records, lam, alpha, sc, totals, cross_entropy):
     """``td_update`` for each game of a ``self_play`` batch, in game order; ``totals`` as ``train_games``;
     ``cross_entropy``: the step of ``net.sgd_step``'s cross-entropy instead of its squared error."""
-    values = np.empty((traces.shape[1], 2))
-    targets = np.empty((traces.shape[1], 2))
+    values = np.empty((traces.shape[1], MAX_OUTPUTS))
+    targets = np.empty((traces.shape[1], MAX_OUTPUTS))
     for i in range(lengths.shape[0]):
         n = lengths[i]
         totals[0] += 1

@@ -116,13 +116,17 @@ def _new_network(hidden: tuple[int, int], seed: int, encoding: int, outputs: int
 
 
 def new_model(rules: Ruleset, hidden: tuple[int, int], seed: int, objective: str = "auto",
-              encoding: int = N.ENCODING_VERSION, activation: str = DEFAULT_ACTIVATION) -> np.ndarray:
+              encoding: int = N.ENCODING_VERSION, activation: str = DEFAULT_ACTIVATION,
+              split_points: bool = False) -> np.ndarray:
     """A fresh network for ``rules`` reading positions by ``encoding`` (``kernels.net``): small uniform
-    weights drawn from ``seed``."""
+    weights drawn from ``seed``; with ``split_points``, the points won and lost beyond 1 as outputs of
+    their own (``net.SPLIT_POINTS``)."""
     _check_network(hidden, encoding)
     scale = RI.points_scale(rules)
     points = RI.scores_points(rules)
-    outputs = 2 if points else 1
+    if split_points and not points:
+        raise AcesimError(f"rules {rules.name!r} score every game 1 point: there are no points beyond 1 to split")
+    outputs = (N.SPLIT_POINTS if split_points else 2) if points else 1
     if objective not in ("auto", "wins", "points"):
         raise AcesimError(f"the objective must be auto, wins or points, got {objective!r}")
     if objective == "points" and not points:
@@ -320,10 +324,38 @@ def reencoded(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
                            start[N.HEADER + old * h1:]])
 
 
+# Where a split network's outputs of the points beyond 1 start: a win or loss beyond 1 point in about
+# one game of twelve, worth a point more, before training says how often (the sum of the logistic
+# function's inverse at 0.08).
+SPLIT_BIAS = float(np.log(0.08 / 0.92))
+
+
+def split(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+    """``start`` with its points output replaced by the two of ``fresh`` (``net.SPLIT_POINTS``), when
+    ``start`` has one points output and ``fresh`` two; else ``start``.
+
+    The win output and every hidden unit stay ``start``'s; the new outputs weigh no hidden unit yet and
+    start at ``SPLIT_BIAS``, so the network wins as ``start`` did and learns its points beyond 1 anew.
+    """
+    if int(start[N.M_OUTPUTS]) != 2 or int(fresh[N.M_OUTPUTS]) != N.SPLIT_POINTS:
+        return start
+    n_in, h1, h2 = int(start[N.M_INPUTS]), int(start[N.M_HIDDEN1]), int(start[N.M_HIDDEN2])
+    if len(start) != N.HEADER + N.n_parameters(n_in, h1, h2, 2):
+        return start  # not a network of these sizes: ``refuse_other_network`` says so
+    last = h2 if h2 > 0 else h1
+    wo = start[-(last * 2 + 2):-2].reshape(last, 2)
+    w_out = np.zeros((last, N.SPLIT_POINTS))
+    w_out[:, 0] = wo[:, 0]
+    bias = np.array([start[-2], SPLIT_BIAS, SPLIT_BIAS])
+    header = start[:N.HEADER].copy()
+    header[N.M_OUTPUTS] = N.SPLIT_POINTS
+    return np.concatenate([header, start[N.HEADER:-(last * 2 + 2)], w_out.ravel(), bias])
+
+
 def grown(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
-    """``start`` grown to ``fresh``'s encoding and sizes where it can be (``reencoded``, then ``widened`` or
-    ``deepened``), else ``start``."""
-    start = reencoded(start, fresh)
+    """``start`` grown to ``fresh``'s encoding, outputs and sizes where it can be (``reencoded``, ``split``,
+    then ``widened`` or ``deepened``), else ``start``."""
+    start = split(reencoded(start, fresh), fresh)
     return deepened(start, fresh) if fresh[N.M_HIDDEN2] > 0 else widened(start, fresh)
 
 
@@ -429,6 +461,7 @@ class RunSettings:
     loss: str = DEFAULT_LOSS  # what each state's step descends (LOSSES)
     reads_rules: bool = True  # one network for every rule set (format 2), else a model of ``anchors[0]``
     objective: str = "auto"  # what a model of one rule set maximises (``new_model``)
+    split_points: bool = False  # a model of one rule set's points beyond 1 as outputs of their own
 
     @classmethod
     def of_rules(cls, rules: Ruleset, games: int, seed: int, **settings) -> RunSettings:
@@ -444,7 +477,7 @@ class RunSettings:
         if self.reads_rules:
             return new_rule_model(self.hidden, self.seed, self.encoding, self.activation)
         return new_model(self.anchors[0], self.hidden, self.seed, self.objective, self.encoding,
-                         self.activation), None
+                         self.activation, self.split_points), None
 
     def check(self) -> None:
         """Every setting in range, in one line each."""
@@ -456,6 +489,9 @@ class RunSettings:
             raise AcesimError("a rule-reading run without anchor rule sets needs --random-share 1")
         if not self.reads_rules and (len(self.anchors) != 1 or self.random_share or self.eval_mixes):
             raise AcesimError("a run of one rule set has that rule set alone, and no random mixes")
+        if self.reads_rules and self.split_points:
+            raise AcesimError("a network that reads the rules has one points output; --split-points is for a "
+                              "run of one rule set")
         if self.reads_rules and self.objective != "auto":
             raise AcesimError("a network that reads the rules maximises points where the rules score them "
                               "(--objective auto)")
@@ -482,6 +518,8 @@ class RunSettings:
 
     def to_json(self) -> dict:
         one_rule_set = {} if self.reads_rules else {"reads_rules": False, "objective": self.objective}
+        if self.split_points:
+            one_rule_set["split_points"] = True
         return {"anchors": [_rules_json(r) for r in self.anchors], "random_share": self.random_share,
                 "games": self.games, "seed": self.seed, "hidden": list(self.hidden), "lambda": self.lam,
                 "alpha": self.alpha, "width": self.width, "eval_every": self.eval_every,
@@ -499,7 +537,7 @@ class RunSettings:
                    int(doc.get("alpha_halving", 0)), str(doc.get("start", "")), str(doc.get("start_sha256", "")),
                    int(doc.get("encoding", 1)), str(doc.get("activation", DEFAULT_ACTIVATION)),
                    str(doc.get("loss", DEFAULT_LOSS)), bool(doc.get("reads_rules", True)),
-                   str(doc.get("objective", "auto")))
+                   str(doc.get("objective", "auto")), bool(doc.get("split_points", False)))
 
 
 @dataclass
@@ -534,7 +572,8 @@ class TrainingRun:
                     "anchors": [r.name for r in s.anchors], "random_share": s.random_share}
         else:
             kind = {**({"alpha_halving": s.alpha_halving} if s.alpha_halving else {}), "hidden": list(s.hidden),
-                    "activation": s.activation, "width": s.width, "objective": s.objective, **loss_record(s.loss)}
+                    "activation": s.activation, "width": s.width, "objective": s.objective, **loss_record(s.loss),
+                    **({"split_points": True} if s.split_points else {})}
         return {
             "command": self.command,
             "training": {"games": self.games, "workers": workers, "seed": s.seed, "lambda": s.lam,
@@ -564,7 +603,9 @@ def start_run(settings: RunSettings, command: str = "") -> TrainingRun:
         raise AcesimError(f"{settings.start} is not the model this run started from (its sha256 differs)")
     # a start network reads by its own encoding, or by a later one the run asks for (``reencoded``)
     own = int(model.array[N.M_ENCODING])
-    settings = dataclasses.replace(settings, start_sha256=model.sha256,
+    # and keeps its points beyond 1 apart when it has them so (``split``)
+    split_points = settings.split_points or int(model.array[N.M_OUTPUTS]) == N.SPLIT_POINTS
+    settings = dataclasses.replace(settings, start_sha256=model.sha256, split_points=split_points,
                                    encoding=settings.encoding if own >= 1 and settings.encoding > own else own)
     return grown_run(settings, model.array, model.knob_weights, command)
 
