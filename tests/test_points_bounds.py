@@ -69,19 +69,35 @@ def test_points_estimates_respect_the_position(preset):
             assert (points[mine > 0] >= -1 - 1e-12).all()  # none left to lose
 
 
-def test_training_targets_hold_the_points_value_to_the_position():
+@pytest.mark.parametrize("split", [False, True])
+def test_training_targets_hold_the_points_value_to_the_position(split):
+    """A network of one points output: its value held as in play (``bounded_points``); one whose points
+    beyond 1 are outputs of their own (the shipped backgammon model): each held to what its side can still
+    win or lose beyond 1, none once the other side has a checker off."""
     rules = Ruleset.preset("backgammon")
-    model = np.array(load_strategy("learned:backgammon").weights)
+    if split:
+        model = np.array(load_strategy("learned:backgammon").weights)
+    else:  # the bounds hold whatever the weights
+        from acesim.runs.training import new_model
+
+        model = new_model(rules, (8, 0), seed=5)
+        model[N.HEADER :] = np.random.default_rng(5).normal(0, 0.6, len(model) - N.HEADER)
+    assert (int(model[N.M_OUTPUTS]) == N.SPLIT_POINTS) == split
     boards = _positions_with_checkers_off(rules)[:300]
     trace = np.zeros((len(boards), K.TRACE_WIDTH), dtype=np.int64)
     trace[:, K.T_BOARD :] = boards
     trace[:, K.T_SIDE] = 0  # every state seat A's, so values are the side on roll's
-    values, targets = np.zeros((len(boards), 2)), np.zeros((len(boards), 2))
+    values, targets = np.zeros((len(boards), N.MAX_OUTPUTS)), np.zeros((len(boards), N.MAX_OUTPUTS))
     td_update(model.copy(), rules.to_array(), trace, len(boards), 0, 1, 0.7, 0.0, new_scratch(1), values, targets,
               np.bool_(False))
     scale = model[N.M_POINTS_SCALE]
-    points = scale * (2 * values[:, 1] - 1)
     p = values[:, 0]
     win, loss = _allowed(boards, 0, "gammons")
+    if split:
+        assert (values[:, 1] <= (win - 1) / (scale - 1) + 1e-12).all()
+        assert (values[:, 2] <= (loss - 1) / (scale - 1) + 1e-12).all()
+        assert (values[win == 1, 1] == 0).all() and (values[loss == 1, 2] == 0).all() and (win == 1).any()
+        return
+    points = scale * (2 * values[:, 1] - 1)
     assert (points <= p * win - (1 - p) + 1e-9).all()
     assert (points >= p - (1 - p) * loss - 1e-9).all()
