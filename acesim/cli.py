@@ -773,10 +773,10 @@ def train(
                        "about a quarter of the squared error's --alpha moves outputs near 1/2 as far).")
     ] = "squared",
     split_points: Annotated[bool, typer.Option(
-        "--split-points", help="A model of one rule set that scores points: the points won and lost beyond 1 "
-                               "as two outputs of their own beside the win (as GNU Backgammon's gammon "
-                               "outputs), instead of one output of the points; a --start network's points "
-                               "output is replaced by the two.")] = False,
+        "--split-points", help="The points won and lost beyond 1 as two outputs of their own beside the win (as "
+                               "GNU Backgammon's gammon outputs), instead of one output of the points (a model "
+                               "of one rule set: rules that score points); a --start network's points output "
+                               "is replaced by the two.")] = False,
     resume: Annotated[Optional[Path], typer.Option(
         "--resume", help="Continue the run of this checkpoint (or finished model) with its own settings "
                          "(--games may raise its target); the result equals the uninterrupted run's.")] = None,
@@ -874,11 +874,8 @@ def _train_run(ctx, rules, rule, games, out, seed, hidden, lam, alpha, width, ob
             start=str(start) if start else "", encoding=encoding, loss=loss,
             activation=L.run_activation(activation, None if begin is None else begin.array))
         if reads_rules:
-            if split_points:
-                raise AcesimError("--split-points is for a model of one rule set; a network that reads the "
-                                  "rules has one points output")
             settings = L.RunSettings(anchors, 0.5 if random_share is None else random_share, games, seed,
-                                     eval_mixes=eval_mixes, objective=objective, **common)
+                                     eval_mixes=eval_mixes, objective=objective, split_points=split_points, **common)
         else:
             settings = L.RunSettings.of_rules(anchors[0], games, seed, objective=objective,
                                               split_points=split_points, **common)

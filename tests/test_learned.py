@@ -745,15 +745,36 @@ def test_a_start_networks_points_are_split(tmp_path):
     assert L.RunSettings.from_json(settings.to_json()) == settings
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (("--rules", "backgammon", "--rule", "scoring=single"), "score every game 1 point: there are no points beyond 1"),
-    (("--rules", "all"), "--split-points is for a model of one rule set"),
-])
-def test_split_points_bad_input(tmp_path, args, fragment):
+def test_split_points_bad_input(tmp_path):
     out = tmp_path / "m.npz"
-    assert_one_line_error(run("train", *args, "--split-points", "--games", "16", "--no-progress", "--out", str(out)),
-                          fragment)
+    assert_one_line_error(run("train", "--rules", "backgammon", "--rule", "scoring=single", "--split-points", "--games",
+                              "16", "--no-progress", "--out", str(out)),
+                          "score every game 1 point: there are no points beyond 1")
     assert not out.exists()
+
+
+def test_a_network_that_reads_the_rules_splits_its_points(tmp_path):
+    """A rule-reading network's points beyond 1 apart: folded under rules that score 1 a game they add
+    nothing (the scale is 1), under American rules they are the points beyond 1 of 15; its file loads."""
+    from acesim.engine import rule_inputs as RI
+
+    array, knobs = L.new_rule_model((6, 0), 3, split_points=True)
+    array[N.HEADER :] = np.random.default_rng(8).normal(0, 0.5, len(array) - N.HEADER)
+    assert int(array[N.M_OUTPUTS]) == N.SPLIT_POINTS
+    ns, board = N.new_net_scratch(), game_boards(AMERICAN, 1, 2)[9]
+    for rules, scale in ((EUROPEAN, 1.0), (AMERICAN, 15.0)):
+        folded = RI.fold(array, knobs, rules)
+        N.outputs(folded, board, 0, ns)
+        y = ns.y[:3].copy()
+        assert folded[N.M_POINTS_SCALE] == scale and 0 < y[1] < 1 and 0 < y[2] < 1
+        assert N.raw_points(folded, y) == pytest.approx(2 * y[0] - 1 + (scale - 1) * (y[1] - y[2]), abs=1e-15)
+    path = tmp_path / "any-split.npz"
+    L.save_rule_model(path, array, knobs, {})
+    assert int(L.load_model(path).array[N.M_OUTPUTS]) == N.SPLIT_POINTS
+    from acesim.engine.rules import PRESETS
+
+    settings = L.RunSettings(tuple(PRESETS.values()), 0.5, 16, 3, split_points=True)
+    assert L.RunSettings.from_json(settings.to_json()) == settings and settings.fresh()[0][N.M_OUTPUTS] == 3
 
 
 # --- model files -------------------------------------------------------------------------

@@ -330,8 +330,9 @@ def _rule_reading(path: Path, where: str, array: np.ndarray, stored: np.ndarray,
     if (not isinstance(units, list) or not all(isinstance(u, str) for u in units)
             or inputs.get("version") != RULE_INPUTS_VERSION):
         raise AcesimError(f"{where} does not name its knob inputs (rule inputs version {RULE_INPUTS_VERSION})")
-    if int(array[N.M_OUTPUTS]) != 2:
-        raise AcesimError(f"{where} reads the rules but has {int(array[N.M_OUTPUTS])} output(s), not 2")
+    if int(array[N.M_OUTPUTS]) not in (2, N.SPLIT_POINTS):
+        raise AcesimError(f"{where} reads the rules but has {int(array[N.M_OUTPUTS])} output(s), not 2 or "
+                          f"{N.SPLIT_POINTS}")
     h1 = int(array[N.M_HIDDEN1])
     if stored.shape != (len(units), h1):
         raise AcesimError(f"{where} has knob weights of shape {stored.shape}; its {len(units)} knob inputs "

@@ -401,16 +401,19 @@ def start_model(path, rules: Ruleset | None = None) -> LearnedModel:
 
 
 def new_rule_model(hidden: tuple[int, int], seed: int, encoding: int = N.ENCODING_VERSION,
-                   activation: str = DEFAULT_ACTIVATION) -> tuple[np.ndarray, np.ndarray]:
+                   activation: str = DEFAULT_ACTIVATION, split_points: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """A fresh rule-reading network (``acesim.engine.rule_inputs``): the network and its knob weights.
 
-    The network always has the two outputs (win probability and normalized
-    points); its header's points scale is 0 until ``rule_inputs.fold`` sets
-    it for a rule set.  Its weights are drawn as ``new_model``'s from ``seed``.
+    The network always has the outputs of points (win probability and normalized
+    points, or with ``split_points`` the points won and lost beyond 1: under rules
+    that score 1 a game they are 0); its header's points scale is 0 until
+    ``rule_inputs.fold`` sets it for a rule set.  Its weights are drawn as
+    ``new_model``'s from ``seed``.
     """
     _check_network(hidden, encoding)
     # points scale 0 and objective OBJECTIVE_WINS (0) until folded, as the header's zeros were before
-    return (_new_network(hidden, seed, encoding, 2, 0.0, N.OBJECTIVE_WINS, activation),
+    return (_new_network(hidden, seed, encoding, N.SPLIT_POINTS if split_points else 2, 0.0, N.OBJECTIVE_WINS,
+                         activation),
             RI.new_knob_weights(hidden[0], seed))
 
 
@@ -461,7 +464,7 @@ class RunSettings:
     loss: str = DEFAULT_LOSS  # what each state's step descends (LOSSES)
     reads_rules: bool = True  # one network for every rule set (format 2), else a model of ``anchors[0]``
     objective: str = "auto"  # what a model of one rule set maximises (``new_model``)
-    split_points: bool = False  # a model of one rule set's points beyond 1 as outputs of their own
+    split_points: bool = False  # the points beyond 1 as outputs of their own (``net.SPLIT_POINTS``)
 
     @classmethod
     def of_rules(cls, rules: Ruleset, games: int, seed: int, **settings) -> RunSettings:
@@ -475,7 +478,7 @@ class RunSettings:
     def fresh(self) -> tuple[np.ndarray, np.ndarray | None]:
         """The network the seed draws for this run, and its knob weights (``None`` for one rule set)."""
         if self.reads_rules:
-            return new_rule_model(self.hidden, self.seed, self.encoding, self.activation)
+            return new_rule_model(self.hidden, self.seed, self.encoding, self.activation, self.split_points)
         return new_model(self.anchors[0], self.hidden, self.seed, self.objective, self.encoding,
                          self.activation, self.split_points), None
 
@@ -489,9 +492,6 @@ class RunSettings:
             raise AcesimError("a rule-reading run without anchor rule sets needs --random-share 1")
         if not self.reads_rules and (len(self.anchors) != 1 or self.random_share or self.eval_mixes):
             raise AcesimError("a run of one rule set has that rule set alone, and no random mixes")
-        if self.reads_rules and self.split_points:
-            raise AcesimError("a network that reads the rules has one points output; --split-points is for a "
-                              "run of one rule set")
         if self.reads_rules and self.objective != "auto":
             raise AcesimError("a network that reads the rules maximises points where the rules score them "
                               "(--objective auto)")
@@ -518,15 +518,14 @@ class RunSettings:
 
     def to_json(self) -> dict:
         one_rule_set = {} if self.reads_rules else {"reads_rules": False, "objective": self.objective}
-        if self.split_points:
-            one_rule_set["split_points"] = True
+        apart = {"split_points": True} if self.split_points else {}
         return {"anchors": [_rules_json(r) for r in self.anchors], "random_share": self.random_share,
                 "games": self.games, "seed": self.seed, "hidden": list(self.hidden), "lambda": self.lam,
                 "alpha": self.alpha, "width": self.width, "eval_every": self.eval_every,
                 "eval_games": self.eval_games, "eval_mixes": self.eval_mixes,
                 "checkpoint_every": self.checkpoint_every, "alpha_halving": self.alpha_halving,
                 "start": self.start, "start_sha256": self.start_sha256, "encoding": self.encoding,
-                "activation": self.activation, **loss_record(self.loss), **one_rule_set}
+                "activation": self.activation, **loss_record(self.loss), **one_rule_set, **apart}
 
     @classmethod
     def from_json(cls, doc: dict) -> RunSettings:
@@ -569,7 +568,8 @@ class TrainingRun:
         if s.reads_rules:
             kind = {"alpha_halving": s.alpha_halving, "hidden": list(s.hidden), "activation": s.activation,
                     "width": s.width, "objective": "auto", **loss_record(s.loss),
-                    "anchors": [r.name for r in s.anchors], "random_share": s.random_share}
+                    "anchors": [r.name for r in s.anchors], "random_share": s.random_share,
+                    **({"split_points": True} if s.split_points else {})}
         else:
             kind = {**({"alpha_halving": s.alpha_halving} if s.alpha_halving else {}), "hidden": list(s.hidden),
                     "activation": s.activation, "width": s.width, "objective": s.objective, **loss_record(s.loss),
