@@ -124,7 +124,7 @@ def test_without_gammons_a_sure_winner_doubles_out():
 @pytest.mark.parametrize("name", ["european", "american", "backgammon"])
 def test_win_and_loss_give_the_networks_expected_points(name):
     from acesim.engine.sampling import sample_positions
-    from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, bounded_points, outputs
+    from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, SPLIT_POINTS, bounded_points, outputs
 
     rules = Ruleset.preset(name)
     model = base_model(rules).array
@@ -141,7 +141,11 @@ def test_win_and_loss_give_the_networks_expected_points(name):
             continue
         assert model[M_OUTPUTS] > 1
         outputs(model, board, 0, ns)
-        expected = bounded_points(model, board, 0, ra, ns.y[0], model[M_POINTS_SCALE] * (2 * ns.y[1] - 1))
+        y, scale = ns.y, model[M_POINTS_SCALE]
+        # the network's expected points: one points output, or the points beyond 1 apart (net.SPLIT_POINTS)
+        points = (2 * y[0] - 1 + (scale - 1) * (y[1] - y[2]) if model[M_OUTPUTS] == SPLIT_POINTS
+                  else scale * (2 * y[1] - 1))
+        expected = bounded_points(model, board, 0, ra, y[0], points)
         assert p * win - (1 - p) * loss == pytest.approx(expected, abs=1e-9)
         assert win == 1.0 or loss == 1.0
 
