@@ -774,9 +774,9 @@ def train(
     ] = "squared",
     split_points: Annotated[bool, typer.Option(
         "--split-points", help="The points won and lost beyond 1 as two outputs of their own beside the win (as "
-                               "GNU Backgammon's gammon outputs), instead of one output of the points (a model "
-                               "of one rule set: rules that score points); a --start network's points output "
-                               "is replaced by the two.")] = False,
+                               "GNU Backgammon's gammon outputs), instead of one output of the points: a network "
+                               "that reads the rules, or a model of rules that score points; a --start "
+                               "network's points output is replaced by the two.")] = False,
     resume: Annotated[Optional[Path], typer.Option(
         "--resume", help="Continue the run of this checkpoint (or finished model) with its own settings "
                          "(--games may raise its target); the result equals the uninterrupted run's.")] = None,

@@ -324,9 +324,9 @@ def reencoded(start: np.ndarray, fresh: np.ndarray) -> np.ndarray:
                            start[N.HEADER + old * h1:]])
 
 
-# Where a split network's outputs of the points beyond 1 start: a win or loss beyond 1 point in about
-# one game of twelve, worth a point more, before training says how often (the sum of the logistic
-# function's inverse at 0.08).
+# Where a split network's outputs of the points beyond 1 start, before training says: 0.08 of their
+# range (under backgammon's scoring, a gammon in about one game in six), the logistic function's
+# inverse at 0.08 as their bias.
 SPLIT_BIAS = float(np.log(0.08 / 0.92))
 
 
