@@ -10,8 +10,9 @@ result, from seat A's view (``P_t`` = the state's value to seat A):
 
 with ``R`` = 1 if seat A won (output 0) and ``(points for A / scale + 1) / 2``
 (output 1); a network of ``SPLIT_POINTS`` outputs has instead the points A won
-beyond 1 (output 1) and those it lost beyond 1 (output 2), each / (scale - 1).  Then each state, in order, takes one gradient step of its
-outputs towards its return (seen from the side on roll).  This is the
+beyond 1 (output 1) and those it lost beyond 1 (output 2), each / (scale - 1).
+Then each state, in order, takes one gradient step of its outputs towards its
+return (seen from the side on roll).  This is the
 forward view of TD(lambda) with updates at the end of each game (Sutton &
 Barto, section 12.1), which spares the dense eligibility trace of the
 backward view: a step changes only the first-layer rows of the state's
@@ -48,6 +49,19 @@ from acesim.kernels.net import (
 from acesim.kernels.rng import STREAM_WORDS, seed_game_streams
 
 
+@njit(cache=True, inline="always")
+def _turned(v, seat_a, K, out):
+    """Outputs ``v`` seen from the other seat when ``seat_a`` is false, into ``out``: each output ``1 - v``,
+    but a ``SPLIT_POINTS`` network's points beyond 1 won and lost, which swap.  Its own inverse."""
+    if K == SPLIT_POINTS:
+        out[0] = v[0] if seat_a else 1.0 - v[0]
+        out[1] = v[1] if seat_a else v[2]
+        out[2] = v[2] if seat_a else v[1]
+    else:
+        for k in range(K):
+            out[k] = v[k] if seat_a else 1.0 - v[k]
+
+
 @njit(cache=True)
 def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, targets, cross_entropy):
     """One game's TD(lambda) steps on ``model`` in place (module docstring).
@@ -70,22 +84,15 @@ def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, ta
             board[i] = trace[t, T_BOARD + i]
         m = encode_for(model, board, 0, ns)
         forward(model, m, ns)
-        mover = trace[t, T_SIDE]
         if K == SPLIT_POINTS:
             win, loss = points_range(board, 0, rules)
             stakes = stakes_multiplier(model, rules)
             y[1] = min(y[1], max(win * stakes - 1.0, 0.0) / beyond)
             y[2] = min(y[2], max(loss * stakes - 1.0, 0.0) / beyond)
-            # seat A's view: its win, the points beyond 1 it wins and those it loses
-            values[t, 0] = y[0] if mover == 0 else 1.0 - y[0]
-            values[t, 1] = y[1] if mover == 0 else y[2]
-            values[t, 2] = y[2] if mover == 0 else y[1]
-            continue
-        if K > 1:
+        elif K > 1:
             bounded = bounded_points(model, board, 0, rules, y[0], scale * (2.0 * y[1] - 1.0))
             y[1] = (bounded / scale + 1.0) / 2.0
-        for k in range(K):
-            values[t, k] = y[k] if mover == 0 else 1.0 - y[k]
+        _turned(y, trace[t, T_SIDE] == 0, K, values[t])  # seat A's view
     signed = points if winner == 0 else -points
     returns = np.empty(MAX_OUTPUTS)
     returns[0] = 1.0 if winner == 0 else 0.0
@@ -105,14 +112,7 @@ def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, ta
             board[i] = trace[t, T_BOARD + i]
         m = encode_for(model, board, 0, ns)
         forward(model, m, ns)
-        if K == SPLIT_POINTS:
-            mine = trace[t, T_SIDE] == 0
-            target[0] = targets[t, 0] if mine else 1.0 - targets[t, 0]
-            target[1] = targets[t, 1] if mine else targets[t, 2]
-            target[2] = targets[t, 2] if mine else targets[t, 1]
-        else:
-            for k in range(K):
-                target[k] = targets[t, k] if trace[t, T_SIDE] == 0 else 1.0 - targets[t, k]
+        _turned(targets[t], trace[t, T_SIDE] == 0, K, target)  # the side on roll's view
         sgd_step(model, m, ns, target, alpha, cross_entropy)
 
 
