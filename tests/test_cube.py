@@ -122,15 +122,18 @@ def test_without_gammons_a_sure_winner_doubles_out():
 
 
 @pytest.mark.parametrize("name", ["european", "american", "backgammon"])
-def test_win_and_loss_give_the_networks_expected_points(name):
+def test_win_and_loss_are_what_the_network_says(name):
+    """W and L give the network's expected points; a network of the points beyond 1 apart gives each side's."""
     from acesim.engine.sampling import sample_positions
-    from acesim.kernels.net import M_OUTPUTS, M_POINTS_SCALE, SPLIT_POINTS, bounded_points, outputs
+    from acesim.kernels.net import (M_OUTPUTS, M_POINTS_SCALE, SPLIT_POINTS, bounded_points, outputs,
+                                    points_range, stakes_multiplier)
 
     rules = Ruleset.preset(name)
     model = base_model(rules).array
     boards, _ = sample_positions(rules, 200, 4)
     ra = rules.to_array()
     ns = new_net_scratch()
+    both_above_1 = 0
     for board in boards:
         if board[L.OFF] == 15 or board[L.OPP_OFF] == 15:
             continue
@@ -142,12 +145,25 @@ def test_win_and_loss_give_the_networks_expected_points(name):
         assert model[M_OUTPUTS] > 1
         outputs(model, board, 0, ns)
         y, scale = ns.y, model[M_POINTS_SCALE]
-        # the network's expected points: one points output, or the points beyond 1 apart (net.SPLIT_POINTS)
-        points = (2 * y[0] - 1 + (scale - 1) * (y[1] - y[2]) if model[M_OUTPUTS] == SPLIT_POINTS
-                  else scale * (2 * y[1] - 1))
-        expected = bounded_points(model, board, 0, ra, y[0], points)
+        if model[M_OUTPUTS] == SPLIT_POINTS:
+            # the chances of the points beyond 1, given a win or a loss, held to what a game can still score
+            most_won, most_lost = points_range(board, 0, ra)
+            stakes = stakes_multiplier(model, ra)
+            assert win == pytest.approx(min(max(1 + (scale - 1) * y[1] / p, 1), most_won * stakes), abs=1e-12)
+            assert loss == pytest.approx(min(max(1 + (scale - 1) * y[2] / (1 - p), 1), most_lost * stakes),
+                                         abs=1e-12)
+            unbounded = 1 < win < most_won * stakes and 1 < loss < most_lost * stakes
+            if unbounded:
+                # the same expected points the checker play maximises
+                expected = 2 * p - 1 + (scale - 1) * (y[1] - y[2])
+                assert p * win - (1 - p) * loss == pytest.approx(expected, abs=1e-9)
+            both_above_1 += unbounded
+            continue
+        expected = bounded_points(model, board, 0, ra, y[0], scale * (2 * y[1] - 1))
         assert p * win - (1 - p) * loss == pytest.approx(expected, abs=1e-9)
         assert win == 1.0 or loss == 1.0
+    if model[M_OUTPUTS] == SPLIT_POINTS:
+        assert both_above_1 > 50  # each side's gammons count for it, not only the net excess
 
 
 @pytest.mark.parametrize("scoring", ["single", "per-checker", "gammons"])

@@ -28,7 +28,16 @@ a network; nothing here draws a random number.
 
 from acesim.kernels.jit import njit
 from acesim.kernels.layout import N_CHECKERS, OPP_OFF, R_SCORING, SCORING_GAMMONS, SCORING_PER_CHECKER
-from acesim.kernels.net import M_OUTPUTS, bounded_points, outputs, raw_points
+from acesim.kernels.net import (
+    M_OUTPUTS,
+    M_POINTS_SCALE,
+    SPLIT_POINTS,
+    bounded_points,
+    outputs,
+    points_range,
+    raw_points,
+    stakes_multiplier,
+)
 
 # The cube life x: how much of the perfectly efficient (live) cube a side
 # gets.  GNU Backgammon's value for positions with contact; an Acey-Deucey
@@ -103,17 +112,32 @@ def win_and_loss(model, board, rules, ns):
 
     ``W`` and ``L`` are the mean values of a won and a lost game in single
     games: 1 and 1 without an expected-points output or under ``single``
-    scoring.  Otherwise the network's expected points ``E`` (held to what
-    the position allows) beyond the single-game value ``2p - 1`` go to the
-    side that expects them: ``W = 1 + (E - (2p - 1)) / p`` when that excess
-    is positive, else ``L = 1 + ((2p - 1) - E) / (1 - p)``; so
-    ``p W - (1 - p) L = E`` exactly and neither is below 1.
+    scoring.  A network whose points beyond 1 are outputs of their own
+    (``net.SPLIT_POINTS``) says each side's: ``W = 1 + (s - 1) y1 / p`` and
+    ``L = 1 + (s - 1) y2 / (1 - p)`` (``s`` its points scale), each held to
+    at least 1 and at most what a won or lost game can still score
+    (``net.points_range``, times the stakes its scale allows).  Otherwise the
+    network's expected points ``E`` (held to what the position allows)
+    beyond the single-game value ``2p - 1`` go to the side that expects
+    them: ``W = 1 + (E - (2p - 1)) / p`` when that excess is positive, else
+    ``L = 1 + ((2p - 1) - E) / (1 - p)``; so ``p W - (1 - p) L = E`` exactly
+    and neither is below 1.
     """
     outputs(model, board, 0, ns)
     p = ns.y[0]
     win, loss = 1.0, 1.0
     scoring = rules[R_SCORING]
-    if model[M_OUTPUTS] > 1 and (scoring == SCORING_PER_CHECKER or scoring == SCORING_GAMMONS):
+    if model[M_OUTPUTS] == SPLIT_POINTS and (scoring == SCORING_PER_CHECKER or scoring == SCORING_GAMMONS):
+        # y1 / p is what a win brings beyond 1 given a win: each side's gammons go to its own W or L, where
+        # the net excess below would give all of them to the side that expects more
+        most_won, most_lost = points_range(board, 0, rules)
+        stakes = stakes_multiplier(model, rules)
+        beyond = model[M_POINTS_SCALE] - 1.0
+        if p > 0.0:
+            win = min(max(1.0 + beyond * ns.y[1] / p, 1.0), most_won * stakes)
+        if p < 1.0:
+            loss = min(max(1.0 + beyond * ns.y[2] / (1.0 - p), 1.0), most_lost * stakes)
+    elif model[M_OUTPUTS] > 1 and (scoring == SCORING_PER_CHECKER or scoring == SCORING_GAMMONS):
         points = bounded_points(model, board, 0, rules, p, raw_points(model, ns.y))
         excess = points - (2.0 * p - 1.0)
         if excess > 0.0 and p > 0.0:
