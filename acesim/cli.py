@@ -329,6 +329,39 @@ def hint(
         typer.echo(format_hint(frame, ruleset, console.width))
 
 
+@app.command("cube", cls=LateHelp)
+def cube(
+    position: Annotated[
+        str, typer.Option("--position", "-p", help=POSITION_HELP)
+    ],
+    rules: RulesOption = "european",
+    rule: RuleOverride = None,
+    strategy: Annotated[str, typer.Option(
+        "--strategy", help="Whose cube decisions: a learned strategy decides by its own network, any other "
+                           f"by the shipped network that plays the rules, as in games. {STRATEGIES}")
+    ] = "best",
+    owner: Annotated[str, typer.Option(
+        "--owner", help="Who holds the cube: centre or mover (the side on roll redoubles).")] = "centre",
+    cube_value: Annotated[int, typer.Option(
+        "--cube-value", min=1, max=64, help="The cube's value (1 when centred).")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: every number of the decision.")] = False,
+) -> None:
+    """Double or not, take or pass: the cube's decision before the side on roll rolls, under cube=money."""
+    from acesim.analyses.cube_action import cube_action, cube_action_json, format_cube_action
+    from acesim.engine.position import parse_position
+    from acesim.engine.rules import load_ruleset
+
+    with one_line_errors():
+        ruleset = load_ruleset(rules, rule or ())
+        pos = parse_position(position, ruleset.start)
+        decision = cube_action(ruleset, pos, strategy, cube_value, owner)
+    _unreached_note(ruleset, pos, decision.strategy)
+    if as_json:
+        typer.echo(json.dumps(cube_action_json(decision)))
+    else:
+        typer.echo(format_cube_action(decision))
+
+
 def _unreached_note(ruleset, position, strategy: str) -> None:
     """Say on stderr when a network is asked about a position its rules' games never reach."""
     from acesim.engine.position import unreached_by

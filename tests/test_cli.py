@@ -872,7 +872,7 @@ STRATEGY_OPTIONS = [(words, name) for words, command in all_commands() for param
 
 def test_strategy_options_are_found():
     assert {" ".join(w) for w, _ in STRATEGY_OPTIONS} >= {
-        "hint", "simulate", "rollout", "ladder", "compare", "bonus", "luck", "report",
+        "hint", "cube", "simulate", "rollout", "ladder", "compare", "bonus", "luck", "report",
         "bench simulate", "bench cluster"}
 
 
