@@ -344,6 +344,10 @@ def cube(
         "--owner", help="Who holds the cube: centre or mover (the side on roll redoubles).")] = "centre",
     cube_value: Annotated[int, typer.Option(
         "--cube-value", min=1, max=64, help="The cube's value (1 when centred).")] = 1,
+    ply: Annotated[Optional[int], typer.Option(
+        "--ply", min=1, max=2, help="1: the decision the games make, by the network's win probability; 2: the "
+                                    "win probability one roll deeper (a fraction of a second).  "
+                                    "[default: 2 with a network, else 1]")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: every number of the decision.")] = False,
 ) -> None:
     """Double or not, take or pass: the cube's decision before the side on roll rolls, under cube=money."""
@@ -354,7 +358,7 @@ def cube(
     with one_line_errors():
         ruleset = load_ruleset(rules, rule or ())
         pos = parse_position(position, ruleset.start)
-        decision = cube_action(ruleset, pos, strategy, cube_value, owner)
+        decision = cube_action(ruleset, pos, strategy, cube_value, owner, ply)
     _unreached_note(ruleset, pos, decision.strategy)
     if as_json:
         typer.echo(json.dumps(cube_action_json(decision)))

@@ -35,7 +35,7 @@ def test_the_action_is_the_one_the_games_take(preset, strategy):
             continue
         position = Position.from_board(board)
         for owner, value in (("centre", 1), ("mover", 2)):
-            a = cube_action(rules, position, strategy, value, owner)
+            a = cube_action(rules, position, strategy, value, owner, ply=1)
             offered = C.offer(board, ra, seats.cube_models[0], seats.cube_models[1], owner == "mover", ns)
             expected = {C.NO_DOUBLE: False, C.TAKEN: True, C.DROPPED: True}[offered]
             assert a.doubles == expected
@@ -53,7 +53,7 @@ def test_the_action_is_the_one_the_games_take(preset, strategy):
 
 def test_a_sure_winner_is_too_good_and_a_close_game_holds_no_double():
     rules = load_ruleset("backgammon", ["cube=money"])
-    close = cube_action(rules, Position.start("backgammon"))
+    close = cube_action(rules, Position.start("backgammon"), ply=1)
     assert close.action == "no double" and not close.doubles
     assert 0.4 < close.win < 0.6 and close.takes
     # every checker home against a side whose checkers are all still in the outfield: a gammon is likely
@@ -81,12 +81,37 @@ def test_under_per_checker_scoring_a_drop_concedes_the_droppers_checkers_not_off
     (["cube=money"], {"cube_value": 2}, "centred cube is at 1"),
     (["cube=money", "cube_max=4"], {"owner": "mover", "cube_value": 8}, "above cube_max"),
     (["cube=money", "cube_max=4"], {"owner": "mover", "cube_value": 4}, "cannot be doubled"),
-    (["cube=money"], {"strategy": "learned:any@ply=2"}, "ply 1"),
+    (["cube=money"], {"strategy": "learned:any@ply=2"}, "--ply"),
+    (["cube=money"], {"strategy": "expert", "ply": 2}, "learned strategy"),
+    (["cube=money"], {"ply": 3}, "ply 1"),
 ])
 def test_what_cannot_be_decided_is_one_line(knobs, kwargs, fragment):
     rules = load_ruleset("backgammon", knobs)
     with pytest.raises(AcesimError, match=fragment):
         cube_action(rules, Position.start("backgammon"), **kwargs)
+
+
+def test_ply_2_is_the_win_probability_after_each_roll_played_as_the_hint_plays_it():
+    from acesim.analyses.hint import hint
+    from acesim.kernels.turn import N_ROLLS, ROLL_A, ROLL_B, ROLL_WEIGHT
+
+    rules = load_ruleset("backgammon", ["cube=money"])
+    boards, _ = sample_positions(rules, 3, 12)
+    for board in boards[1:]:
+        position = Position.from_board(board)
+        deeper = cube_action(rules, position)
+        assert deeper.ply == 2
+        mean = 0.0
+        for r in range(N_ROLLS):
+            frame = hint(rules, position, (int(ROLL_A[r]), int(ROLL_B[r])), ply=1)
+            mean += ROLL_WEIGHT[r] * float(frame[frame.chosen].win.iloc[0]) / 36
+        assert deeper.win == pytest.approx(mean, abs=1e-9)
+        # W and L and the rule are ply 1's
+        games = cube_action(rules, position, ply=1)
+        assert (deeper.points_won, deeper.points_lost) == (games.points_won, games.points_lost)
+        assert deeper.taker_win == pytest.approx(1 - deeper.win)
+        assert deeper.doubles == C.should_double(deeper.win, deeper.points_won, deeper.points_lost, C.CUBE_LIFE,
+                                                 False)
 
 
 def test_a_finished_game_has_nothing_to_decide():

@@ -106,7 +106,7 @@ def compact_notation(moves: Sequence[tuple[Square, Square]], hits: Sequence[bool
     return " ".join(text if k == 1 else f"{text}({k})" for text, k in counts.items())
 
 
-class _Evaluator:
+class Evaluator:
     """One strategy's kernels and the worker memory they use."""
 
     def __init__(self, rules: Ruleset, strategy: Strategy) -> None:
@@ -243,7 +243,7 @@ def hint(
     strategy.refuse_deeper("hint looks deeper by --ply")
     if ply is None:
         ply = default_ply(strategy)
-    evaluator = _Evaluator(rules, strategy)
+    evaluator = Evaluator(rules, strategy)
     if evaluator.kind == RANDOM:
         raise AcesimError("the random strategy values no play; give a heuristic or a learned strategy")
     if ply >= 2 and evaluator.kind != LEARNED:
