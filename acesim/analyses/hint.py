@@ -273,10 +273,8 @@ def hint(
 def default_ply(strategy: Strategy) -> int:
     """Ply 2 where the strategy has an equity to look a roll deeper with (a network), else ply 1.
 
-    Ply 2 is the better judge (against GNU Backgammon 0-ply's choices over 600
-    decisions it lost 12.1 [9.7, 14.5] millipoints to ply 1's 19.1 [15.4, 22.8])
-    and fits an interactive wait: under a second at the worst of
-    ``acesim bench hint`` (docs/benchmarks.md).
+    Ply 2 is the better judge (judged by GNU Backgammon, docs/analyses.md) and fits an
+    interactive wait: under a second at the worst of ``acesim bench hint`` (docs/benchmarks.md).
     """
     return 2 if strategy.kind == LEARNED else 1
 
