@@ -321,7 +321,7 @@ def hint(
         ruleset = load_ruleset(rules, rule or ())
         pos = parse_position(position, ruleset.start)
         frame = rank_plays(ruleset, pos, dice, strategy, ply, top or None)
-    _cubeless_note(ruleset, "hint ranks checker plays by cubeless equity")
+    _cubeless_note(ruleset, "hint ranks checker plays by cubeless equity", " (acesim cube gives the cube's decision)")
     _unreached_note(ruleset, pos, frame.attrs["strategy"])
     if as_json:
         typer.echo(json.dumps(hint_json(frame)))
@@ -376,10 +376,10 @@ def _unreached_note(ruleset, position, strategy: str) -> None:
                    f"({why}): its values here are extrapolations", err=True)
 
 
-def _cubeless_note(ruleset, what: str) -> None:
+def _cubeless_note(ruleset, what: str, more: str = "") -> None:
     """Say on stderr, so that JSON output stays clean, that the cube is left out (docs/rules.md section 6)."""
     if ruleset.has_cube:
-        typer.echo(f"note: {what}; cube={ruleset.cube} does not enter it", err=True)
+        typer.echo(f"note: {what}; cube={ruleset.cube} does not enter it{more}", err=True)
 
 
 # --- games ------------------------------------------------------------------------
