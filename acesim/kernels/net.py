@@ -412,7 +412,9 @@ def _landings(sources, blocked, a, b, entering):
     return out
 
 
-@njit(cache=True, inline="always")
+# Compiled once and called, not inlined: its 21 rolls' loop is inlined four times into each encoder
+# otherwise, and every search that scores a play compiled all of them (docs/performance-log.md).
+@njit(cache=True, _nrt=False)
 def hit_chances(board):
     """How many of the 36 rolls let the opponent hit a blot of ``board``'s mover, and the pips those rolls
     cost it in all (each roll the largest loss it allows: a blot on point ``p`` hit loses 25 - p pips).
