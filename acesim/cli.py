@@ -125,6 +125,7 @@ RuleOverride = Annotated[
     Optional[list[str]],
     typer.Option("--rule", metavar="KNOB=VALUE", help="Override one knob: knob=value (repeatable)."),
 ]
+PositionOption = Annotated[str, typer.Option("--position", "-p", help=POSITION_HELP)]
 
 
 @contextmanager
@@ -296,9 +297,7 @@ def moves(
 
 @app.command("hint", cls=LateHelp)
 def hint(
-    position: Annotated[
-        str, typer.Option("--position", "-p", help=POSITION_HELP)
-    ],
+    position: PositionOption,
     dice: Annotated[str, typer.Option("--dice", "-d", help="The roll, e.g. 6-3 or 1-2.")],
     rules: RulesOption = "european",
     rule: RuleOverride = None,
@@ -331,9 +330,7 @@ def hint(
 
 @app.command("cube", cls=LateHelp)
 def cube(
-    position: Annotated[
-        str, typer.Option("--position", "-p", help=POSITION_HELP)
-    ],
+    position: PositionOption,
     rules: RulesOption = "european",
     rule: RuleOverride = None,
     strategy: Annotated[str, typer.Option(
@@ -590,9 +587,7 @@ UNTIL_CI_CAP = 100 * 1296  # trials --until-ci may play unless --max-trials says
 
 @app.command("rollout", cls=LateHelp)
 def rollout(
-    position: Annotated[
-        str, typer.Option("--position", "-p", help=POSITION_HELP)
-    ],
+    position: PositionOption,
     rules: RulesOption = "european",
     rule: RuleOverride = None,
     dice: Annotated[Optional[str], typer.Option(
