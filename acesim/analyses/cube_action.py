@@ -99,10 +99,9 @@ def cube_action(rules: Ruleset, position: Position, strategy: str = "best", cube
     no_double = C.cubeful_equity(p, win, loss, C.CUBE_LIFE, C.OWNED if owned else C.CENTRED)
     double_take = 2.0 * C.cubeful_equity(p, win, loss, C.CUBE_LIFE, C.THEIRS)
     doubles = bool(C.should_double(p, win, loss, C.CUBE_LIFE, owned))
-    # the taker, by its own model: the same network here, since both seats play ``strategy``
-    q_side, taker_win_pts, taker_loss_pts = C.win_and_loss(seats.cube_models[1], board, ra, ns)
-    q = 1.0 - (p if ply == 2 else q_side)
-    their_win, their_loss = taker_loss_pts / drop, taker_win_pts / drop
+    # the taker judges by its own model, which is the mover's here (both seats play ``strategy``): its win
+    # probability is the mover's loss, its W and L the mover's L and W
+    q, their_win, their_loss = 1.0 - p, loss, win
     takes = bool(C.should_take(q, their_win, their_loss, C.CUBE_LIFE))
     if doubles:
         action = "double, take" if takes else "double, pass"

@@ -127,7 +127,9 @@ def win_and_loss(model, board, rules, ns):
     p = ns.y[0]
     win, loss = 1.0, 1.0
     scoring = rules[R_SCORING]
-    if model[M_OUTPUTS] == SPLIT_POINTS and (scoring == SCORING_PER_CHECKER or scoring == SCORING_GAMMONS):
+    if model[M_OUTPUTS] == 1 or not (scoring == SCORING_PER_CHECKER or scoring == SCORING_GAMMONS):
+        return p, win, loss
+    if model[M_OUTPUTS] == SPLIT_POINTS:
         # y1 / p is what a win brings beyond 1 given a win: each side's gammons go to its own W or L, where
         # the net excess below would give all of them to the side that expects more
         most_won, most_lost = points_range(board, 0, rules)
@@ -137,7 +139,7 @@ def win_and_loss(model, board, rules, ns):
             win = min(max(1.0 + beyond * ns.y[1] / p, 1.0), most_won * stakes)
         if p < 1.0:
             loss = min(max(1.0 + beyond * ns.y[2] / (1.0 - p), 1.0), most_lost * stakes)
-    elif model[M_OUTPUTS] > 1 and (scoring == SCORING_PER_CHECKER or scoring == SCORING_GAMMONS):
+    else:
         points = bounded_points(model, board, 0, rules, p, raw_points(model, ns.y))
         excess = points - (2.0 * p - 1.0)
         if excess > 0.0 and p > 0.0:
