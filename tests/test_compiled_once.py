@@ -59,8 +59,8 @@ def test_the_warmups_first_stage_compiles_the_searches_for_the_types_the_games_p
     """``make install`` compiles the searches by calling them directly (``warmup.STAGES``' first stage),
     then plays games that link them; were the direct calls' types not the game loop's, each search
     would hold two signatures, compiled twice, and the stage would save nothing."""
-    warmup.STEPS["random search"]()
-    warmup.STEPS["scored searches"]()
+    for step in ("random search", "linear searches", "network search"):
+        warmup.STEPS[step]()
     european = Ruleset.preset("european")
     for a, b in (("random", "expert@full"), ("learned:european", "expert")):
         play_games(european, 4, 1, load_strategy(a), load_strategy(b))

@@ -13,6 +13,9 @@ A kernel that calls another, not inlined, passes a constant argument as
 value (a literal type) and compiles the callee, and everything it calls, again
 for that value (``tests/test_compiled_once.py``).
 
+Numba compiles them at LLVM's second optimisation level unless ``NUMBA_OPT`` says otherwise
+(``make test`` compiles at the first, into a cache of its own).
+
 Kernels take ``njit`` from ``acesim.kernels.jit``, which first puts a lock
 around Numba's cache files, so that processes compiling at once (the test
 suite's workers, a command's workers on a cold cache) never leave an index
@@ -22,6 +25,11 @@ that names one signature's code for another's.
 import hashlib
 import os
 from pathlib import Path
+
+# LLVM's second optimisation level unless the environment names one: these kernels run as fast as at
+# Numba's default third and compile in less time, to the same records (docs/performance-log.md).
+# Numba reads it when it is first imported, which every kernel module does through this package.
+os.environ.setdefault("NUMBA_OPT", "2")
 
 
 def _cache_folder(here: Path) -> Path:

@@ -55,21 +55,27 @@ def _searches() -> tuple:
 
 def _random_search() -> None:
     board, rules, memory, n = _searches()
-    # the enumeration of legal plays first: the other group's exhaustive and network searches call it,
-    # and reach it after the beam search, by when it is in the cache
-    legal_plays(EUROPEAN, Position.start(EUROPEAN.start), (6, 3))
     uniform_play(board, rules, memory.search.segment, n, np.ones(STREAM_WORDS, dtype=np.uint64), memory.draws)
 
 
-def _scored_searches() -> None:
+def _scored_weights():
+    """Row 0 ``expert``, row 1 the European network, lowered as a pairing of the two lowers them."""
+    return lowered(load_strategy("expert"), load_strategy("learned:european"), EUROPEAN).weights
+
+
+def _linear_searches() -> None:
     board, rules, memory, n = _searches()
-    expert, network = load_strategy("expert"), load_strategy("learned:european")
-    weights = lowered(expert, network, EUROPEAN).weights
-    sc = memory.search
+    weights, sc = _scored_weights(), memory.search
     linear_search(board, rules, sc.segment, n, np.int64(1), weights[0], *search_arrays.py_func(sc), sc.play)
+    exhaustive_play(board, rules, sc.segment, n, memory.plays, memory.found, weights[0], sc, sc.play)
+    legal_plays(EUROPEAN, Position.start(EUROPEAN.start), (6, 3))
+
+
+def _network_search() -> None:
+    board, rules, memory, n = _searches()
+    weights, sc = _scored_weights(), memory.search
     net_best_play(board, rules, sc.segment, n, np.int64(0), np.bool_(False), memory.plays, memory.found,
                   weights[1], sc, sc.play)
-    exhaustive_play(board, rules, sc.segment, n, memory.plays, memory.found, weights[0], sc, sc.play)
 
 
 def _games() -> None:
@@ -98,18 +104,22 @@ def _training() -> None:
     learned.train(EUROPEAN, 2, 1, eval_every=0, workers=1)
 
 
-STEPS: dict[str, Callable[[], None]] = {"random search": _random_search, "scored searches": _scored_searches,
-                                        "games": _games, "analyses": _analyses, "positions": _positions,
-                                        "training": _training}
+STEPS: dict[str, Callable[[], None]] = {"random search": _random_search, "linear searches": _linear_searches,
+                                        "network search": _network_search, "games": _games,
+                                        "analyses": _analyses, "positions": _positions, "training": _training}
 # Stages one after the other, each of groups side by side, one per core.  Every player's turn links
-# the searches (the random player's and the scoring ones), so the first stage compiles them, one
-# group each, before the groups of the second, which all call them, read them from the cache
-# instead of each compiling them at once.  A group holds steps that share kernels compiled by the
-# one before (the game loop's; the look-ahead's and the rollout trials'), balanced by their cold
-# times (docs/performance-log.md).  acesim.kernels.jit locks Numba's cache files, which two
-# processes may write at once.
-STAGES = ((("random search",), ("scored searches",)),
-          (("games", "analyses", "training"), ("positions",)))
+# the searches (the random player's and the scoring ones), so the first stage compiles them before
+# any later group calls them, which then read them from the cache instead of each compiling them at
+# once.  The network's search is the longest to compile, the rest of the searches about as long
+# together, so they are the first stage's two groups (both compile the enumeration of plays and the
+# heuristic's beam, which the network's search calls too: shorter than either group waiting for
+# the other).  Then the games and the positions (the look-ahead, the rollouts' trials), the two
+# longest of the rest, side by side; last the analyses and training, which call the game loop the
+# games compiled.  Balanced by their cold times (docs/performance-log.md).  acesim.kernels.jit
+# locks Numba's cache files, which two processes may write at once.
+STAGES = ((("random search", "linear searches"), ("network search",)),
+          (("games",), ("positions",)),
+          (("analyses",), ("training",)))
 
 
 def _run_steps(names: tuple[str, ...]) -> list[tuple[str, float]]:
