@@ -40,6 +40,23 @@ def test_a_cold_cache_is_said_before_anything_else(tmp_path):
         assert "compiling" not in _acesim(*args, cache=cold).stderr
 
 
+@pytest.mark.parametrize("given, level", [(None, "2"), ("1", "1"), ("3", "3")])
+def test_the_kernels_compile_at_llvms_second_level_unless_the_environment_names_one(given, level):
+    """Every module of the package reaches Numba through ``acesim.kernels``, which sets the level first
+    (imported here one after another, as a command imports what it runs); a level the user gives
+    (``make test`` gives 1) stands."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_OPT"} | {"PYTHONPATH": str(ROOT)}
+    if given is not None:
+        env["NUMBA_OPT"] = given
+    probe = ("import importlib, pkgutil, acesim\n"
+             "for m in pkgutil.walk_packages(acesim.__path__, 'acesim.'): importlib.import_module(m.name)\n"
+             "import numba.core.config as c; print(int(c.OPT))")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == level
+
+
 def test_the_cache_of_this_checkout_is_warm_after_games_were_played():
     assert (cache_folder() / "kernels.digest").exists()
     from acesim.engine.games import play_records

@@ -58,8 +58,9 @@ def _random_search() -> None:
     uniform_play(board, rules, memory.search.segment, n, np.ones(STREAM_WORDS, dtype=np.uint64), memory.draws)
 
 
-def _scored_weights():
-    """Row 0 ``expert``, row 1 the European network, lowered as a pairing of the two lowers them."""
+def _scored_weights() -> np.ndarray:
+    """The weight rows of a pairing of ``expert`` (row 0) and the European network (row 1), as the game
+    loop takes them."""
     return lowered(load_strategy("expert"), load_strategy("learned:european"), EUROPEAN).weights
 
 
