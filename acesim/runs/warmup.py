@@ -6,8 +6,8 @@ compiled the first time a run calls it: the README's first ``simulate`` took
 runs ``python -m acesim.runs.warmup`` after installing, which plays a few games
 through every entry point a command has (games of each kind of player, the
 cube, traces and per-roll luck, the equity fit, hint and rollout, legal
-plays, the random walk, training), in two stages of two groups on two cores
-when there are (``STAGES``): the cache they fill is the one every later process reads
+plays, the random walk, training), in stages of two groups side by side on
+two cores when there are (``STAGES``): the cache they fill is the one every later process reads
 (``acesim/kernels/__pycache__``, or ``NUMBA_CACHE_DIR``).  A command that finds the cache cold says so in one line
 (``kernels.cache_is_warm``) before it compiles.
 """
