@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from acesim.analyses.bonus import bonus_model, side_rows, win_by_difference
+from acesim.analyses.bonus import INTERVALS, bonus_model, side_rows, win_by_difference
 from acesim.common.errors import AcesimError
 from acesim.engine.games import play_games
 from acesim.engine.rules import Ruleset
@@ -141,6 +141,57 @@ def test_the_model_is_seeded_and_checks_its_inputs():
         bonus_model(df, bootstrap=50)
     with pytest.raises(AcesimError, match="column"):
         win_by_difference(df, "hits")
+
+
+def known_with_length(df: pd.DataFrame, rng: np.random.Generator) -> np.ndarray:
+    """Seat A wins with probability σ(Δdoubles · (0.2 − 0.3·(length − 90)/100) + 0.5·Δ1-2 + 0.1·(A first))."""
+    length = (df.rolls_a + df.rolls_b - 90) / 100
+    t = (df.doubles_a - df.doubles_b) * (0.2 - 0.3 * length) + 0.5 * (df.one_two_a - df.one_two_b)
+    t = t + 0.1 * np.where(df.first_mover == 0, 0.5, -0.5)
+    return rng.random(len(df)) < 1 / (1 + np.exp(-t))
+
+
+def test_the_default_intervals_are_cluster_robust_and_need_no_seed():
+    df = records(500, 13, known_with_length)
+    model = bonus_model(df)
+    assert (model.interval == INTERVALS["robust"]).all() and (model.resamples == 0).all()
+    pd.testing.assert_frame_equal(model, bonus_model(df))
+    assert (model.coef_ci95_low < model.coefficient).all() and (model.coefficient < model.coef_ci95_high).all()
+    # the points model is linear: the effect of a difference is its coefficient at the mean length
+    points = model[(model.model == "points") & model.effect.notna()]
+    np.testing.assert_allclose(points.effect, points.coefficient, rtol=1e-9)
+    np.testing.assert_allclose(points.effect_ci95_low, points.coef_ci95_low, rtol=1e-9)
+    boot = bonus_model(df, bootstrap=200, seed=3)
+    assert (boot.interval == INTERVALS["bootstrap"]).all() and (boot.resamples == 200).all()
+    np.testing.assert_allclose(boot.coefficient, model.coefficient)
+
+
+def test_the_cluster_robust_errors_are_the_spread_of_the_estimates_over_independent_runs():
+    """300 independent sets of 400 games: each estimate's standard deviation over the sets is the
+    standard error the intervals claim, and the intervals cover the mean estimate about 95% of the time."""
+    runs = [bonus_model(records(400, 1000 + k, known_with_length)) for k in range(300)]
+    for column, low, high in (("coefficient", "coef_ci95_low", "coef_ci95_high"),
+                              ("effect", "effect_ci95_low", "effect_ci95_high")):
+        estimates = np.array([r[column].to_numpy() for r in runs])
+        claimed = np.array([(r[high] - r[low]).to_numpy() / (2 * 1.959963984540054) for r in runs])
+        keep = ~np.isnan(estimates[0])
+        spread = estimates[:, keep].std(axis=0, ddof=1)
+        ratio = claimed[:, keep].mean(axis=0) / spread
+        # 300 sets: the spread's own relative error is about 4%
+        assert ((0.85 < ratio) & (ratio < 1.15)).all(), (column, ratio)
+        centre = estimates[:, keep].mean(axis=0)
+        lows = np.array([r[low].to_numpy() for r in runs])[:, keep]
+        highs = np.array([r[high].to_numpy() for r in runs])[:, keep]
+        cover = ((lows <= centre) & (centre <= highs)).mean(axis=0)
+        assert ((0.90 < cover) & (cover < 0.99)).all(), (column, cover)
+
+
+def test_the_cluster_robust_and_bootstrap_intervals_agree():
+    df = records(3000, 14, known_with_length)
+    robust, boot = bonus_model(df), bonus_model(df, bootstrap=400, seed=15)
+    for low, high in (("coef_ci95_low", "coef_ci95_high"), ("effect_ci95_low", "effect_ci95_high")):
+        ratio = ((robust[high] - robust[low]) / (boot[high] - boot[low])).dropna()
+        assert ((0.8 < ratio) & (ratio < 1.25)).all(), ratio
 
 
 def _labelled(fig: Figure, name: str) -> None:

@@ -14,9 +14,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from acesim.analyses.logistic import ONE_BLAS_THREAD, fit_logistic
+from acesim.analyses.logistic import ONE_BLAS_THREAD, RIDGE, fit_logistic, sigmoid
 from acesim.common.errors import AcesimError
-from acesim.common.stats import mean_ci, per_game, ratio_ci, ratio_mean_ci, wilson
+from acesim.common.stats import Z95, mean_ci, per_game, ratio_ci, ratio_mean_ci, wilson
 
 Difference = Literal["doubles_diff", "one_two_diff"]
 DIFFERENCES: tuple[str, ...] = ("doubles_diff", "one_two_diff")
@@ -32,6 +32,10 @@ CONTROL = (
 )
 
 _TERMS = ("doubles_diff", "one_two_diff", "first_mover", "doubles_diff:length", "one_two_diff:length")
+INTERVALS = {
+    "robust": "cluster-robust over games (sandwich, delta method)",
+    "bootstrap": "bootstrap percentiles over games",
+}
 _EFFECT_UNITS = {
     "doubles_diff": "one more double than the opponent",
     "one_two_diff": "one more 1-2 than the opponent",
@@ -216,8 +220,103 @@ def _fit_once(rows: dict[str, np.ndarray], index: np.ndarray) -> tuple[np.ndarra
     return logit_slopes, win_effects, beta[1:], points_effects
 
 
-def bonus_model(df: pd.DataFrame, bootstrap: int = 200, seed: int = 0) -> pd.DataFrame:
-    """What one more double or one more 1-2 than the opponent is worth, with bootstrap intervals.
+@ONE_BLAS_THREAD
+def _robust_once(rows: dict[str, np.ndarray]) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """Both models on every game, and each estimate's influence of each game.
+
+    Returns ``(estimates, influences)``, each in ``_fit_once``'s order (logit
+    slopes, win effects, least-squares slopes, points effects); an influence is a
+    ``(games, terms)`` array whose column sums of squares, times ``G / (G - 1)``,
+    are the estimates' cluster-robust variances over the ``G`` games.
+
+    Each model's coefficients move by ``bread @ score_g`` with game ``g``'s score
+    (the sandwich).  An average marginal effect moves by its rows' own spread
+    about it and by its gradient times the coefficients' move (the delta
+    method, unconditional on the rows).  The coefficient of a difference is read
+    at the mean game length, an estimate too: its interaction's slope times the
+    game's pull on that mean adds to it.  Least squares differs only in its
+    bread and residuals.
+    """
+    games = len(rows["win"]) // 2
+    game = np.arange(2 * games) // 2
+    doubles = rows["doubles_diff"]
+    one_two = rows["one_two_diff"]
+    first = rows["first_mover"] - 0.5
+    length = rows["length"] / LENGTH_UNIT
+    length_c = length - length.mean()
+    x = _design(doubles, one_two, first, length_c)
+    # both rows of a game have its length, so a game's pull on the mean length is its own offset
+    centre_pull = length_c[::2] / games
+
+    def by_game(values: np.ndarray) -> np.ndarray:
+        out = np.zeros((games,) + values.shape[1:])
+        np.add.at(out, game, values)
+        return out
+
+    def shifted(which: int) -> tuple[np.ndarray, np.ndarray]:
+        """The design one unit apart in term ``which``, centred at each row (``_unit_effects``)."""
+        if which == 2:
+            ones = np.full_like(first, 0.5)
+            return _design(doubles, one_two, ones, length_c), _design(doubles, one_two, -ones, length_c)
+        up, down = [doubles, one_two], [doubles, one_two]
+        up[which] = up[which] + 0.5
+        down[which] = down[which] - 0.5
+        return _design(*up, first, length_c), _design(*down, first, length_c)
+
+    def effects(predict: Callable[[np.ndarray], np.ndarray], gradient: Callable[[np.ndarray], np.ndarray],
+                moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        values, influence = [], []
+        for which in range(3):
+            up, down = shifted(which)
+            change = predict(up) - predict(down)
+            mean = float(change.mean())
+            slope = (gradient(up) - gradient(down)).mean(axis=0)
+            values.append(mean)
+            influence.append(by_game(change - mean) / len(change) + moves @ slope)
+        return np.asarray(values), np.column_stack(influence)
+
+    def at_mean_length(slopes: np.ndarray, moves: np.ndarray) -> np.ndarray:
+        """Coefficient influences, with the mean length's own for the two differences."""
+        out = moves.copy()
+        out[:, 0] += slopes[3] * centre_pull
+        out[:, 1] += slopes[4] * centre_pull
+        return out
+
+    logit = fit_logistic(x, rows["win"])
+    z = (x - logit.mean) / logit.scale
+    design = np.column_stack([np.ones(len(z)), z])
+    mu = sigmoid(design @ logit.coef)
+    penalty = np.full(design.shape[1], RIDGE * len(z))
+    penalty[0] = 0.0
+    hessian = (design * (mu * (1 - mu))[:, None]).T @ design + np.diag(penalty) + 1e-12 * np.eye(design.shape[1])
+    # per game: the standardised coefficients' move, then the slopes' on the original columns
+    moves = np.linalg.solve(hessian, by_game(design * (rows["win"] - mu)[:, None]).T).T
+    _, logit_slopes = logit.raw_coefficients()
+    slope_moves = at_mean_length(logit_slopes, moves[:, 1:] / logit.scale)
+
+    def standardised(d: np.ndarray) -> np.ndarray:
+        return np.column_stack([np.ones(len(d)), (d - logit.mean) / logit.scale])
+
+    def logistic_gradient(d: np.ndarray) -> np.ndarray:
+        p = logit.predict(d)
+        return standardised(d) * (p * (1 - p))[:, None]
+
+    win_effects, win_moves = effects(logit.predict, logistic_gradient, moves)
+
+    full = np.column_stack([np.ones(len(x)), x])
+    bread = np.linalg.pinv(full.T @ full)
+    beta, *_ = np.linalg.lstsq(full.T @ full, full.T @ rows["points"], rcond=None)
+    residual = rows["points"] - full @ beta
+    ls_moves = by_game(full * residual[:, None]) @ bread
+    points_effects, points_moves = effects(lambda d: beta[0] + d @ beta[1:], lambda d: np.column_stack(
+        [np.ones(len(d)), d]), ls_moves)
+    estimates = (logit_slopes, win_effects, beta[1:], points_effects)
+    influences = (slope_moves, win_moves, at_mean_length(beta[1:], ls_moves[:, 1:]), points_moves)
+    return estimates, influences
+
+
+def bonus_model(df: pd.DataFrame, bootstrap: int = 0, seed: int = 0) -> pd.DataFrame:
+    """What one more double or one more 1-2 than the opponent is worth, with 95% intervals over games.
 
     Two models over ``side_rows(df)``, each on the two differences, the
     first-mover flag and game length (see ``CONTROL``): a logistic regression
@@ -225,46 +324,65 @@ def bonus_model(df: pd.DataFrame, bootstrap: int = 200, seed: int = 0) -> pd.Dat
     ``effect`` is its average marginal effect — the mean change in the
     prediction for a one-unit change centred at each row's value — in
     percentage points of win probability (logistic) or in points
-    (least squares).  Intervals are bootstrap percentiles (2.5 %, 97.5 %)
-    over ``bootstrap`` resamples of games, both sides of a game together,
+    (least squares).  The game is the sampling unit (its two rows are mirror
+    images).  By default the intervals are cluster-robust over games: the
+    sandwich estimator for the coefficients and the delta method for the
+    effects (``_robust_once``), estimate ± 1.96 standard errors, with no
+    Monte Carlo noise.  ``bootstrap`` (at least 200) asks instead for
+    bootstrap percentiles (2.5 %, 97.5 %) over that many resamples of games,
     drawn from ``numpy.random.default_rng(seed)``.
 
     One row per (model, term).  Columns: ``model`` ("win" or "points"),
     ``term``, ``coefficient`` (log-odds or points per unit, at the mean game
     length for the differences), ``coef_ci95_low``, ``coef_ci95_high``,
     ``effect``, ``effect_ci95_low``, ``effect_ci95_high`` (NaN for the length
-    interactions), ``effect_unit``, ``games``, ``resamples``, ``control``.
+    interactions), ``effect_unit``, ``games``, ``interval`` (``INTERVALS``'s
+    name of the method), ``resamples`` (0 for the cluster-robust intervals),
+    ``control``.
     """
-    if bootstrap < 200:
+    if bootstrap and bootstrap < 200:
         raise AcesimError(f"the bootstrap needs at least 200 resamples, got {bootstrap}")
     table = side_rows(df)
     games = len(table) // 2
     if games < 2:
         raise AcesimError(f"the model needs at least two finished games, got {games}")
     rows = {c: table[c].to_numpy(np.float64) for c in ("win", "points", "doubles_diff", "one_two_diff", "length", "first_mover")}
-    estimate = _fit_once(rows, np.arange(games))
-    rng = np.random.default_rng(seed)
-    draws = [_fit_once(rows, rng.integers(0, games, games)) for _ in range(bootstrap)]
+    if bootstrap:
+        estimate = _fit_once(rows, np.arange(games))
+        rng = np.random.default_rng(seed)
+        draws = [_fit_once(rows, rng.integers(0, games, games)) for _ in range(bootstrap)]
+
+        def bounds(slot: int) -> tuple[np.ndarray, np.ndarray]:
+            values = np.array([d[slot] for d in draws])
+            return np.percentile(values, 2.5, axis=0), np.percentile(values, 97.5, axis=0)
+    else:
+        estimate, influences = _robust_once(rows)
+
+        def bounds(slot: int) -> tuple[np.ndarray, np.ndarray]:
+            se = np.sqrt(games / (games - 1) * (influences[slot] ** 2).sum(axis=0))
+            return estimate[slot] - Z95 * se, estimate[slot] + Z95 * se
+    method = INTERVALS["bootstrap" if bootstrap else "robust"]
     out = []
     for model, slot, effect_slot, scale, unit in (
         ("win", 0, 1, 100.0, "percentage points of win probability per "),
         ("points", 2, 3, 1.0, "points per game per "),
     ):
-        coef_draws = np.array([d[slot] for d in draws])
-        effect_draws = np.array([d[effect_slot] for d in draws]) * scale
+        coef_low, coef_high = bounds(slot)
+        effect_low, effect_high = (b * scale for b in bounds(effect_slot))
         for k, term in enumerate(_TERMS):
             has_effect = k < 3
             row = {
                 "model": model,
                 "term": term,
                 "coefficient": float(estimate[slot][k]),
-                "coef_ci95_low": float(np.percentile(coef_draws[:, k], 2.5)),
-                "coef_ci95_high": float(np.percentile(coef_draws[:, k], 97.5)),
+                "coef_ci95_low": float(coef_low[k]),
+                "coef_ci95_high": float(coef_high[k]),
                 "effect": float(estimate[effect_slot][k] * scale) if has_effect else np.nan,
-                "effect_ci95_low": float(np.percentile(effect_draws[:, k], 2.5)) if has_effect else np.nan,
-                "effect_ci95_high": float(np.percentile(effect_draws[:, k], 97.5)) if has_effect else np.nan,
+                "effect_ci95_low": float(effect_low[k]) if has_effect else np.nan,
+                "effect_ci95_high": float(effect_high[k]) if has_effect else np.nan,
                 "effect_unit": unit + _EFFECT_UNITS[term] if has_effect else "",
                 "games": games,
+                "interval": method,
                 "resamples": bootstrap,
                 "control": CONTROL,
             }

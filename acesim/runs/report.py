@@ -249,7 +249,7 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
         return bradley_terry(table, bootstrap=200, seed=plan.seed)
     if stage == "bonus":
         (records,) = args
-        return B.bonus_model(records, bootstrap=200, seed=plan.seed)
+        return B.bonus_model(records)
     raise AssertionError(f"unknown report stage {stage!r}")
 
 
@@ -361,7 +361,7 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
             frames = [f for f in from_traces[i] + from_play.get(i, []) if f is not None]
             if frames:
                 results[i].records = pd.concat(frames, ignore_index=True)
-        # the bonus model's bootstrap refits both models hundreds of times: on the workers, not after them
+        # each rule set's bonus model on a worker, beside the others
         if plan.needs("bonus"):
             third = [("bonus", i, (r.records,), 0) for i, r in enumerate(results)]
             for (_, i, _, _), out in zip(third, run(third)):
@@ -570,7 +570,7 @@ def _bonus_lines(t: dict[str, pd.DataFrame], names: list[str]) -> list[str]:
                      eff("win", "one_two_diff", " pp"), eff("points", "doubles_diff", ""),
                      eff("points", "one_two_diff", "")])
     lines = ["Value of the bonus rolls (logistic model of a side's win on its lead in doubles and in "
-             "1-2s; average marginal effect of one more than the opponent, bootstrap 95% CI over games):", "",
+             "1-2s; average marginal effect of one more than the opponent, cluster-robust 95% CI over games):", "",
              *markdown_table(["rule set", "games", "one more double", "one more 1-2", "points per extra double",
                               "points per extra 1-2"], rows), ""]
     rv = t["roll_values"]
@@ -662,7 +662,8 @@ def _method_lines(plan: ReportPlan) -> list[str]:
         "",
         "Every figure carries its sample size and a 95% interval: Wilson for proportions, "
         f"mean ± {Z95:.2f} sd/√n for means, paired per-game differences for rule-set differences, "
-        "bootstrap over games for model effects and Elo ratings; a share or mean over the units of games "
+        "cluster-robust standard errors over games (sandwich, delta method) for the bonus model's "
+        "coefficients and effects, bootstrap over games for Elo ratings; a share or mean over the units of games "
         "(turns, positions, the doubles chosen) takes the game as the sampling unit, since the units of one game "
         "are not independent. Rates and win chances are in percent, their "
         "differences in percentage points (pp). The statistics are defined in acesim's `docs/statistics.md`, "
