@@ -164,6 +164,7 @@ def test_the_default_intervals_are_cluster_robust_and_need_no_seed():
     boot = bonus_model(df, bootstrap=200, seed=3)
     assert (boot.interval == INTERVALS["bootstrap"]).all() and (boot.resamples == 200).all()
     np.testing.assert_allclose(boot.coefficient, model.coefficient)
+    np.testing.assert_allclose(boot.effect, model.effect)
 
 
 def test_the_cluster_robust_errors_are_the_spread_of_the_estimates_over_independent_runs():

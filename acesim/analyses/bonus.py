@@ -170,6 +170,24 @@ def _design(doubles: np.ndarray, one_two: np.ndarray, first: np.ndarray, length_
     return np.column_stack([doubles, one_two, first, doubles * length_c, one_two * length_c])
 
 
+def _unit_steps(
+    doubles: np.ndarray, one_two: np.ndarray, first: np.ndarray, length_c: np.ndarray
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The designs half a unit above and below each row's value, for the doubles and 1-2
+    differences and for the first-mover flag (first against second)."""
+    half = 0.5
+    steps = []
+    for which in range(2):
+        up = [doubles, one_two]
+        down = [doubles, one_two]
+        up[which] = up[which] + half
+        down[which] = down[which] - half
+        steps.append((_design(*up, first, length_c), _design(*down, first, length_c)))
+    ones = np.full_like(first, half)
+    steps.append((_design(doubles, one_two, ones, length_c), _design(doubles, one_two, -ones, length_c)))
+    return steps
+
+
 def _unit_effects(
     predict: Callable[[np.ndarray], np.ndarray],
     doubles: np.ndarray,
@@ -183,19 +201,8 @@ def _unit_effects(
     the first-mover flag (from second to first).  Unlike the derivative, it
     stays within ±1 for a probability even when the data separate.
     """
-    half = 0.5
-    effects = []
-    for which in range(2):
-        up = [doubles, one_two]
-        down = [doubles, one_two]
-        up[which] = up[which] + half
-        down[which] = down[which] - half
-        effects.append(np.mean(predict(_design(*up, first, length_c)) - predict(_design(*down, first, length_c))))
-    ones = np.full_like(first, 0.5)
-    effects.append(
-        np.mean(predict(_design(doubles, one_two, ones, length_c)) - predict(_design(doubles, one_two, -ones, length_c)))
-    )
-    return np.asarray(effects)
+    return np.asarray([np.mean(predict(up) - predict(down))
+                       for up, down in _unit_steps(doubles, one_two, first, length_c)])
 
 
 @ONE_BLAS_THREAD
@@ -253,21 +260,12 @@ def _robust_once(rows: dict[str, np.ndarray]) -> tuple[tuple[np.ndarray, ...], t
         np.add.at(out, game, values)
         return out
 
-    def shifted(which: int) -> tuple[np.ndarray, np.ndarray]:
-        """The design one unit apart in term ``which``, centred at each row (``_unit_effects``)."""
-        if which == 2:
-            ones = np.full_like(first, 0.5)
-            return _design(doubles, one_two, ones, length_c), _design(doubles, one_two, -ones, length_c)
-        up, down = [doubles, one_two], [doubles, one_two]
-        up[which] = up[which] + 0.5
-        down[which] = down[which] - 0.5
-        return _design(*up, first, length_c), _design(*down, first, length_c)
+    steps = _unit_steps(doubles, one_two, first, length_c)
 
     def effects(predict: Callable[[np.ndarray], np.ndarray], gradient: Callable[[np.ndarray], np.ndarray],
                 moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         values, influence = [], []
-        for which in range(3):
-            up, down = shifted(which)
+        for up, down in steps:
             change = predict(up) - predict(down)
             mean = float(change.mean())
             slope = (gradient(up) - gradient(down)).mean(axis=0)
