@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from acesim.analyses.logistic import ONE_BLAS_THREAD, RIDGE, fit_logistic, sigmoid
+from acesim.analyses.logistic import ONE_BLAS_THREAD, fit_logistic, information, sigmoid
 from acesim.common.errors import AcesimError
 from acesim.common.stats import Z95, mean_ci, per_game, ratio_ci, ratio_mean_ci, wilson
 
@@ -281,23 +281,16 @@ def _robust_once(rows: dict[str, np.ndarray]) -> tuple[tuple[np.ndarray, ...], t
         return out
 
     logit = fit_logistic(x, rows["win"])
-    z = (x - logit.mean) / logit.scale
-    design = np.column_stack([np.ones(len(z)), z])
+    design = logit.design(x)
     mu = sigmoid(design @ logit.coef)
-    penalty = np.full(design.shape[1], RIDGE * len(z))
-    penalty[0] = 0.0
-    hessian = (design * (mu * (1 - mu))[:, None]).T @ design + np.diag(penalty) + 1e-12 * np.eye(design.shape[1])
     # per game: the standardised coefficients' move, then the slopes' on the original columns
-    moves = np.linalg.solve(hessian, by_game(design * (rows["win"] - mu)[:, None]).T).T
+    moves = np.linalg.solve(information(design, mu), by_game(design * (rows["win"] - mu)[:, None]).T).T
     _, logit_slopes = logit.raw_coefficients()
     slope_moves = at_mean_length(logit_slopes, moves[:, 1:] / logit.scale)
 
-    def standardised(d: np.ndarray) -> np.ndarray:
-        return np.column_stack([np.ones(len(d)), (d - logit.mean) / logit.scale])
-
     def logistic_gradient(d: np.ndarray) -> np.ndarray:
         p = logit.predict(d)
-        return standardised(d) * (p * (1 - p))[:, None]
+        return logit.design(d) * (p * (1 - p))[:, None]
 
     win_effects, win_moves = effects(logit.predict, logistic_gradient, moves)
 

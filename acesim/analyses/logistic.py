@@ -36,6 +36,11 @@ class LogisticFit:
         z = (np.asarray(x, dtype=np.float64) - self.mean) / self.scale
         return self.coef[0] + z @ self.coef[1:]
 
+    def design(self, x: np.ndarray) -> np.ndarray:
+        """The rows of ``x`` as the fit saw them: a column of ones, then the standardised columns."""
+        z = (np.asarray(x, dtype=np.float64) - self.mean) / self.scale
+        return np.column_stack([np.ones(len(z)), z])
+
     def predict(self, x: np.ndarray) -> np.ndarray:
         """P(y = 1 | x) for the rows of ``x``."""
         return sigmoid(self.linear(x))
@@ -48,6 +53,19 @@ class LogisticFit:
 
 def sigmoid(t: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(t, dtype=np.float64)))
+
+
+def information(design: np.ndarray, mu: np.ndarray, ridge: float = RIDGE) -> np.ndarray:
+    """Minus the Hessian of the penalised log-likelihood at the probabilities ``mu`` (column 0, the
+    intercept, unpenalised; a trace of the identity keeps it invertible)."""
+    w = mu * (1 - mu)
+    return (design * w[:, None]).T @ design + np.diag(_penalty(design, ridge)) + 1e-12 * np.eye(design.shape[1])
+
+
+def _penalty(design: np.ndarray, ridge: float) -> np.ndarray:
+    penalty = np.full(design.shape[1], ridge * len(design))
+    penalty[0] = 0.0
+    return penalty
 
 
 @ONE_BLAS_THREAD
@@ -67,16 +85,14 @@ def fit_logistic(
     scale = x.std(axis=0)
     scale[scale == 0] = 1.0
     design = np.column_stack([np.ones(len(x)), (x - mean) / scale])
-    penalty = np.full(design.shape[1], ridge * len(x))
-    penalty[0] = 0.0
+    penalty = _penalty(design, ridge)
     coef = np.zeros(design.shape[1])
     p = y.mean()
     coef[0] = np.log(max(p, 1e-9) / max(1 - p, 1e-9))
     for it in range(1, max_iter + 1):
         mu = sigmoid(design @ coef)
-        w = mu * (1 - mu)
         gradient = design.T @ (y - mu) - penalty * coef
-        hessian = (design * w[:, None]).T @ design + np.diag(penalty) + 1e-12 * np.eye(len(coef))
+        hessian = information(design, mu, ridge)
         step = np.linalg.solve(hessian, gradient)
         coef = coef + step
         if np.max(np.abs(step)) < tol:
