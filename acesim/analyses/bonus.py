@@ -205,24 +205,35 @@ def _unit_effects(
                        for up, down in _unit_steps(doubles, one_two, first, length_c)])
 
 
-@ONE_BLAS_THREAD
-def _fit_once(rows: dict[str, np.ndarray], index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Both models on the games ``index``: (logit slopes, win effects, ls slopes, points effects)."""
-    pick = np.concatenate([2 * index, 2 * index + 1])
+def _columns(rows: dict[str, np.ndarray], pick: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The rows ``pick``'s two differences, first-mover flag (±½) and centred length, and their design."""
     doubles = rows["doubles_diff"][pick]
     one_two = rows["one_two_diff"][pick]
     first = rows["first_mover"][pick] - 0.5
     length = rows["length"][pick] / LENGTH_UNIT
     length_c = length - length.mean()
-    x = _design(doubles, one_two, first, length_c)
+    return doubles, one_two, first, length_c, _design(doubles, one_two, first, length_c)
+
+
+def _least_squares(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Intercept and slopes of ``y ~ x``."""
+    design = np.column_stack([np.ones(len(x)), x])
+    # normal equations (a 6 x 6 system); lstsq there copes with a constant difference column
+    beta, *_ = np.linalg.lstsq(design.T @ design, design.T @ y, rcond=None)
+    return beta
+
+
+@ONE_BLAS_THREAD
+def _fit_once(rows: dict[str, np.ndarray], index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Both models on the games ``index``: (logit slopes, win effects, ls slopes, points effects)."""
+    pick = np.concatenate([2 * index, 2 * index + 1])
+    doubles, one_two, first, length_c, x = _columns(rows, pick)
 
     logit = fit_logistic(x, rows["win"][pick])
     _, logit_slopes = logit.raw_coefficients()
     win_effects = _unit_effects(logit.predict, doubles, one_two, first, length_c)
 
-    design = np.column_stack([np.ones(len(x)), x])
-    # normal equations (a 6 x 6 system); lstsq there copes with a constant difference column
-    beta, *_ = np.linalg.lstsq(design.T @ design, design.T @ rows["points"][pick], rcond=None)
+    beta = _least_squares(x, rows["points"][pick])
     points_effects = _unit_effects(lambda z: beta[0] + z @ beta[1:], doubles, one_two, first, length_c)
     return logit_slopes, win_effects, beta[1:], points_effects
 
@@ -246,12 +257,7 @@ def _robust_once(rows: dict[str, np.ndarray]) -> tuple[tuple[np.ndarray, ...], t
     """
     games = len(rows["win"]) // 2
     game = np.arange(2 * games) // 2
-    doubles = rows["doubles_diff"]
-    one_two = rows["one_two_diff"]
-    first = rows["first_mover"] - 0.5
-    length = rows["length"] / LENGTH_UNIT
-    length_c = length - length.mean()
-    x = _design(doubles, one_two, first, length_c)
+    doubles, one_two, first, length_c, x = _columns(rows, np.arange(2 * games))
     # both rows of a game have its length, so a game's pull on the mean length is its own offset
     centre_pull = length_c[::2] / games
 
@@ -296,7 +302,7 @@ def _robust_once(rows: dict[str, np.ndarray]) -> tuple[tuple[np.ndarray, ...], t
 
     full = np.column_stack([np.ones(len(x)), x])
     bread = np.linalg.pinv(full.T @ full)
-    beta, *_ = np.linalg.lstsq(full.T @ full, full.T @ rows["points"], rcond=None)
+    beta = _least_squares(x, rows["points"])
     residual = rows["points"] - full @ beta
     ls_moves = by_game(full * residual[:, None]) @ bread
     points_effects, points_moves = effects(lambda d: beta[0] + d @ beta[1:], lambda d: np.column_stack(
