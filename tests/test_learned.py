@@ -187,6 +187,51 @@ def test_a_plays_equity_from_its_roots_sums_is_the_encoded_ones(hidden, rules, e
             N.set_root(model, positions[0], 0, ns)
 
 
+@pytest.mark.parametrize("hidden,rules,encoding,activation,outputs", [
+    ((12, 0), EUROPEAN, 1, "logistic", 2), ((10, 6), AMERICAN, 1, "hard-sigmoid", 2),
+    ((9, 0), BACKGAMMON, 1, "logistic", N.SPLIT_POINTS), ((12, 0), EUROPEAN, 0, "logistic", 2),
+    ((8, 0), AMERICAN, 3, "logistic", 2)])
+def test_a_two_dice_play_is_the_one_every_play_scored_gives(hidden, rules, encoding, activation, outputs):
+    """The learned two-dice search (depth first, each play valued from its two moves by
+    ``net.two_move_equity``) chooses the play ``_net_exhaustive`` (every distinct play enumerated and
+    valued from the whole board) chooses, with the same equity to the bit: for each view (a 1-2 or a
+    chosen double rolls again), entering, hitting and bearing off; encodings 2 and 3 keep the whole
+    board's search."""
+    from acesim.engine.sampling import sample_positions
+    from acesim.kernels import choice as C
+    from acesim.kernels.plays import segment_of
+
+    model = L.new_model(rules, hidden, seed=5, encoding=encoding, activation=activation,
+                        split_points=outputs == N.SPLIT_POINTS)
+    model[N.HEADER :] = np.random.default_rng(12).normal(0, 0.5, len(model) - N.HEADER)
+    if int(model[N.M_OUTPUTS]) > 1:
+        model[N.M_OBJECTIVE] = N.OBJECTIVE_POINTS
+    row = playing_row(model)
+    ra = rules.to_array()
+    positions, dice = sample_positions(rules, 1200, seed=13)
+    ws, out, segment = new_workspace(), np.zeros(3, dtype=np.int64), np.zeros(8, dtype=np.int64)
+    sc = new_scratch(4)
+    got, want = np.zeros_like(positions[0]), np.zeros_like(positions[0])
+    compared, changed, kinds = 0, set(), set()
+    for board, (a, b) in zip(positions, dice):
+        if a == b:
+            continue
+        n = segment_of(ra, a, b, False, segment)
+        for again in (False, True):
+            ws, used_all, score_all = C._net_exhaustive(board, ra, segment, n, again, ws, out, row, sc, want)
+            ws, used, score = C.net_best_play(board, ra, segment, n, 4, again, ws, out, row, sc, got)
+            assert (used, score) == (used_all, score_all) and np.array_equal(got, want), (board, a, b, again)
+            if encoding <= 1:
+                used, score = C._net_two_dice(board, ra, a, b, again, row, sc.net, sc.child, sc.parent, sc.moves,
+                                              sc.moves_after, sc.pairs, got)
+                assert (used, score) == (used_all, score_all) and np.array_equal(got, want), (board, a, b, again)
+                compared += 1
+                kinds.add(used)
+                changed.update(i for i in (BAR, OPP_BAR, WAITING, OFF) if got[i] != board[i])
+    assert encoding > 1 or (compared > 1500 and kinds == {0, 1, 2}
+                            and changed >= {BAR, OPP_BAR, OFF} | ({WAITING} if rules.start != "backgammon" else set()))
+
+
 def test_the_escape_table_by_hand():
     assert N.ESCAPES[0] == 36 and N.ESCAPES[(1 << 12) - 1] == 0
     # the point 6 pips on blocked: the five rolls of sum 6, and 6-6, whose two dice both stop there

@@ -21,7 +21,10 @@ mover: the network's value with the mover on roll when it rolls again (a
 double with an extra roll, a 1-2, the double chosen after it when that earns
 a roll), else minus the value with the opponent on roll; expected points are
 held to what the position allows (``net.bounded_points``).  A two-dice
-segment is enumerated and every distinct play scored.  A doubles segment is
+segment has every play scored: depth first as ``_two_dice`` searches, each
+play valued from its moves (``_net_two_dice``, ``net.two_move_equity``), or,
+for a network whose units need the whole board, enumerated and valued from
+the board (``_net_exhaustive``).  A doubles segment is
 searched by the beam above with the cheap heuristic that follows the network
 in its row (``net.ranker_of``, the ``expert`` weights), keeping the ``width``
 best distinct plays, and the network judges those (``_net_judged``): a beam
@@ -78,8 +81,10 @@ from acesim.kernels.layout import (
     OFF,
 )
 from acesim.kernels.net import (
+    LAYER_ERRORS,
     ROOT_STEPS,
     WIN_EQUITY,
+    counts_from_moves,
     hold_tangent,
     new_net_scratch,
     play_equity,
@@ -93,6 +98,7 @@ from acesim.kernels.net import (
     tangent_ranks,
     tangent_steps,
     tangent_value,
+    two_move_equity,
 )
 from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 from acesim.kernels.rng import below
@@ -568,6 +574,122 @@ def _net_best_row(plays, first, stop, board, rules, again, model, ns):
     return best, best_score
 
 
+@njit(cache=True, inline="always")
+def _point_index(p):
+    """The board index of point ``p``, or -1 for the bar, waiting or off (a move's source or landing)."""
+    return p - 1 if 1 <= p <= N_POINTS else -1
+
+
+@njit(cache=True, inline="always")
+def _in_order(a, b, c, d):
+    """``a, b, c, d`` sorted ascending (a sorting network of five comparisons)."""
+    if a > b:
+        a, b = b, a
+    if c > d:
+        c, d = d, c
+    if a > c:
+        a, c = c, a
+    if b > d:
+        b, d = d, b
+    if b > c:
+        b, c = c, b
+    return a, b, c, d
+
+
+@njit(cache=True, _nrt=False, error_model=LAYER_ERRORS)
+def _net_two_dice(board, rules, die_a, die_b, again, model, ns, child, leaf, first_moves, second_moves, pairs,
+                  result):
+    """The ``LEARNED`` play of a non-double into ``result``; returns ``(used, score)``.
+
+    ``_two_dice``'s search (both orders of the dice, depth first, nothing stored), each play valued by
+    ``net.two_move_equity`` from the two moves and the summaries carried along them, instead of
+    enumerating the plays and comparing each with the root point by point.  The plays and their
+    values are ``_net_exhaustive``'s: a position reached twice has one value, so the best play is the
+    same (tests/test_learned.py).
+    """
+    view = np.int64(0) if again else np.int64(1)
+    sign = 1.0 if again else -1.0
+    set_root(model, board, view, ns)
+    hi = max(die_a, die_b)
+    lo = min(die_a, die_b)
+    rule_bits = move_rules(rules, hi, lo)
+    open_bits = open_mask(board)
+    blot_bits = blot_mask(board)
+    pairs[:] = 0
+    summarize(board, ns.summary)
+    root = summary_of(ns.summary)
+    root_opponent = opponent_summary(board)
+    best_score = -np.inf
+    best_d1, best_src1, best_dst1, best_src2, best_dst2 = 0, 0, 0, 0, 0
+    for order in range(2):
+        d1, d2 = (hi, lo) if order == 0 else (lo, hi)
+        m1 = legal_moves(board, d1, rule_bits, open_bits, blot_bits, root[S_MINE], first_moves)
+        for i in range(m1):
+            src1, dst1 = first_moves[i, 0], first_moves[i, 1]
+            first = moved_summary(root, board, src1, dst1)
+            if first[S_OFF] == N_CHECKERS:
+                continue  # won with one die: a leaf one die deep
+            first_opponent = opponent_moved_summary(root_opponent, board, src1, dst1)
+            _copy_board(child, board)
+            apply_move(child, src1, dst1)
+            m2 = legal_moves(child, d2, rule_bits, open_bits, blot_bits, first[S_MINE], second_moves)
+            seen = 0
+            for j in range(m2):
+                src2, dst2 = second_moves[j, 0], second_moves[j, 1]
+                if order == 0:
+                    seen |= np.int64(1) << src2
+                elif (pairs[src2] >> src1) & 1:
+                    continue  # (src2 with hi, then src1 with lo) reached this position already
+                mover = moved_summary(first, child, src2, dst2)
+                if mover[S_OFF] == N_CHECKERS:
+                    s = WIN_EQUITY
+                else:
+                    _copy_board(leaf, child)
+                    apply_move(leaf, src2, dst2)
+                    p0, p1, p2, p3 = _in_order(_point_index(src1), _point_index(dst1), _point_index(src2),
+                                               _point_index(dst2))
+                    s = sign * two_move_equity(model, leaf, view, rules, ns, mover,
+                                               opponent_moved_summary(first_opponent, child, src2, dst2),
+                                               p0, p1, p2, p3)
+                if best_d1 == 0 or s > best_score:
+                    best_score = s
+                    best_d1, best_src1, best_dst1, best_src2, best_dst2 = d1, src1, dst1, src2, dst2
+            if order == 0:
+                pairs[src1] = seen
+    _copy_board(result, board)
+    if best_d1 != 0:
+        apply_move(result, best_src1, best_dst1)
+        apply_move(result, best_src2, best_dst2)
+        return 2, best_score
+    # no play uses both dice: one die, by the higher-die rule, or none
+    m1 = legal_moves(board, hi, rule_bits, open_bits, blot_bits, root[S_MINE], first_moves)
+    d = die_played_alone(hi, lo, m1 > 0)
+    if d != hi:
+        m1 = legal_moves(board, d, rule_bits, open_bits, blot_bits, root[S_MINE], first_moves)
+    used = 1 if m1 > 0 else 0
+    if again and bonus_lost(roll_sequence(rules), 2, used):
+        view, sign = np.int64(1), -1.0  # the bonus is forfeited whichever play is chosen
+        set_root(model, board, view, ns)
+    if m1 == 0:
+        return 0, sign * two_move_equity(model, board, view, rules, ns, root, root_opponent, -1, -1, -1, -1)
+    for i in range(m1):
+        src1, dst1 = first_moves[i, 0], first_moves[i, 1]
+        mover = moved_summary(root, board, src1, dst1)
+        if mover[S_OFF] == N_CHECKERS:
+            s = WIN_EQUITY
+        else:
+            _copy_board(leaf, board)
+            apply_move(leaf, src1, dst1)
+            p0, p1, p2, p3 = _in_order(_point_index(src1), _point_index(dst1), -1, -1)
+            s = sign * two_move_equity(model, leaf, view, rules, ns, mover,
+                                       opponent_moved_summary(root_opponent, board, src1, dst1), p0, p1, p2, p3)
+        if i == 0 or s > best_score:
+            best_score = s
+            best_src1, best_dst1 = src1, dst1
+    apply_move(result, best_src1, best_dst1)
+    return 1, best_score
+
+
 @njit(cache=True)
 def _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result):
     """Score every distinct legal play with the network; the best into ``result``.  Returns ``(ws, used, score)``."""
@@ -620,13 +742,18 @@ def _net_judged(board, rules, segment, n, width, again, ws, out, model, sc, resu
 def net_best_play(board, rules, segment, n, width, again, ws, out, model, sc, result):
     """The ``LEARNED`` strategy's play of ``segment[:n]`` into ``result``; returns ``(ws, used, score)``.
 
-    A two-dice segment: every distinct play scored by the network.  A doubles
-    segment (``width > 0``): the heuristic that follows the network in its
-    row ranks the plays by beam search, and the network judges the ``width``
-    best (``_net_judged``); ``width = 0``: every distinct play.
+    A two-dice segment: every play scored by the network (``_net_two_dice``, or
+    ``_net_exhaustive`` for a network that reads the whole board).  A doubles
+    segment (``width > 0``): the beam ranks the plays (``net_shortlist``), and
+    the network judges the ``width`` best (``_net_judged``); ``width = 0``:
+    every distinct play.
     """
     if n > 2 and width > 0:
         return _net_judged(board, rules, segment, n, width, again, ws, out, model, sc, result)
+    if n == 2 and segment[0] != segment[1] and counts_from_moves(model):
+        used, score = _net_two_dice(board, rules, segment[0], segment[1], again, model, sc.net, sc.child, sc.parent,
+                                    sc.moves, sc.moves_after, sc.pairs, result)
+        return ws, used, score
     return _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
 
 

@@ -276,7 +276,7 @@ def trap(made, opp):
 
 
 @njit(cache=True, inline="always")
-def _feature_values(s):
+def feature_values(s):
     """The ``FEATURES`` of a summarised position, in order, as a tuple (kept in registers)."""
     made = s[S_MINE] & ~s[S_SINGLE]
     opp = s[S_OPP]
@@ -303,7 +303,7 @@ def _feature_values(s):
 @njit(cache=True)
 def summary_features(s, out):
     """Write the ``FEATURES`` of a position into ``out``, from its summary."""
-    values = _feature_values(s)
+    values = feature_values(s)
     for i in range(N_FEATURES):
         out[i] = values[i]
 

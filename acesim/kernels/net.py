@@ -84,12 +84,14 @@ from acesim.kernels.evaluate import (
     N_FEATURES,
     S_MY_PIPS,
     SUMMARY_SIZE,
+    feature_values,
     opponent_summary,
     prime,
     shots,
     store_summary,
     summarize,
     summary_features,
+    summary_of,
     trap,
 )
 from acesim.kernels.jit import njit
@@ -862,20 +864,25 @@ def equity_of(model, board, view, rules, ns):
 # the position the plays start from once; ``play_equity`` starts each play from them and adds only
 # the rows of the inputs the play changed, each times the change of its value (the incremental
 # accumulator of NNUE networks).  The sums agree with ``equity_of``'s to rounding (within 1e-13,
-# tests/test_learned.py), not to the bit: the rows are added in another order.
+# tests/test_learned.py), not to the bit: the rows are added in another order.  A search that knows a
+# play's moves (``choice._net_two_dice``) lists the changes from them instead (``two_move_equity``):
+# the same list, without comparing every point and summarising both sides afresh.
+
+
+@njit(cache=True, inline="always")
+def _side_summary(board, view, s, ns):
+    """The summary (a tuple) of side ``s`` (0: the side on roll ``view``), read from ``board`` as it stands
+    (``opponent_summary`` for the side that is not ``board``'s mover)."""
+    if (s == 0) == (view == 0):
+        summarize(board, ns.summary)
+        return summary_of(ns.summary)
+    return opponent_summary(board)
 
 
 @njit(cache=True, inline="always")
 def _summarize_side(board, view, s, ns):
-    """The summary and features of side ``s`` (0: the side on roll ``view``) into ``ns.summary`` and ``ns.feat``.
-
-    The other side's summary is read from ``board`` as it stands (``opponent_summary``), not from
-    the flipped board: the same numbers without writing the flip.
-    """
-    if (s == 0) == (view == 0):
-        summarize(board, ns.summary)
-    else:
-        store_summary(opponent_summary(board), ns.summary)
+    """The summary and features of side ``s`` (0: the side on roll ``view``) into ``ns.summary`` and ``ns.feat``."""
+    store_summary(_side_summary(board, view, s, ns), ns.summary)
     summary_features(ns.summary, ns.feat)
 
 
@@ -924,6 +931,83 @@ def _point_changes(before, after, u, idx, val, n):
     return n
 
 
+@njit(cache=True, inline="always")
+def _changes_at(a, b, i, mine, theirs, idx, val, n):
+    """List the changes of the units of the point at board index ``i``, its checkers ``a`` -> ``b``
+    (positive the board's mover's, negative the opponent's; their units start at ``mine`` and ``theirs``)."""
+    if a > 0 or b > 0:
+        n = _point_changes(max(a, 0), max(b, 0), mine + 4 * i, idx, val, n)
+    if a < 0 or b < 0:
+        n = _point_changes(max(-a, 0), max(-b, 0), theirs + 4 * (N_POINTS - 1 - i), idx, val, n)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _side_changes(root, board, s, mover, pips_before, pips_after, idx, val, n):
+    """List the changes of side ``s``'s bar, waiting, off and pip-count units from the root's board
+    ``root`` to ``board`` (``mover``: side ``s`` is ``board``'s mover); the pip counts are given."""
+    base = s * SIDE_INPUTS
+    bar = BAR if mover else OPP_BAR
+    waiting = WAITING if mover else OPP_WAITING
+    off = OFF if mover else OPP_OFF
+    a, b = np.int64(root[bar]), np.int64(board[bar])
+    if a != b:
+        idx[n] = base + U_BAR
+        val[n] = b / 2.0 - a / 2.0
+        n += 1
+    a, b = np.int64(root[waiting]), np.int64(board[waiting])
+    if a != b:
+        if (a > 0) != (b > 0):
+            idx[n] = base + U_ANY_WAITING
+            val[n] = 1.0 if b > 0 else -1.0
+            n += 1
+        idx[n] = base + U_WAITING
+        val[n] = b / 5.0 - a / 5.0
+        n += 1
+    a, b = np.int64(root[off]), np.int64(board[off])
+    if a != b:
+        idx[n] = base + U_OFF
+        val[n] = b / float(N_CHECKERS) - a / float(N_CHECKERS)
+        n += 1
+    if pips_before != pips_after:
+        idx[n] = base + U_PIPS
+        val[n] = pips_after / 100.0 - pips_before / 100.0
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _feature_changes(values, s, ns, n):
+    """List the changes of side ``s``'s feature units, whose values (``feature_values``) are ``values``."""
+    base = s * SIDE_INPUTS + U_FEATURES
+    for f in range(N_FEATURES):
+        d = values[f] / FEATURE_SCALE[f] - ns.root[ROOT_FEATURES + s * N_FEATURES + f]
+        if d != 0.0:
+            ns.idx[n] = base + f
+            ns.val[n] = d
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _outputs_from_root(model, ns, n):
+    """The outputs into ``ns.y``: the root's first-layer sums plus the ``n`` listed changes, then the layers above."""
+    H1 = int(model[M_HIDDEN1])
+    h = ns.h1
+    if model[M_TAG] == HARD_NET_TAG:
+        h32 = ns.h32
+        for j in range(H1):
+            h32[j] = ns.root32[j]
+        _add_rows32(first_layer32(model), H1, ns.idx, ns.val, n, h32)
+        for j in range(H1):
+            h[j] = h32[j]
+    else:
+        for j in range(H1):
+            h[j] = ns.root[ROOT_H1 + j]
+        _add_rows(model, H1, ns.idx, ns.val, n, h)
+    _above_first(model, ns)
+
+
 @njit(cache=True, _nrt=False, error_model=LAYER_ERRORS)
 def play_outputs(model, board, view, ns):
     """``outputs`` of ``board`` from the root ``set_root`` set for the same ``model`` and ``view``."""
@@ -938,53 +1022,19 @@ def play_outputs(model, board, view, ns):
         a = np.int64(root[i])
         b = np.int64(board[i])
         if a != b:
-            if a > 0 or b > 0:
-                n = _point_changes(max(a, 0), max(b, 0), mine + 4 * i, idx, val, n)
-                moved_mine += (max(b, 0) - max(a, 0)) * (i + 1)
-            if a < 0 or b < 0:
-                n = _point_changes(max(-a, 0), max(-b, 0), theirs + 4 * (N_POINTS - 1 - i), idx, val, n)
-                moved_theirs += (max(-b, 0) - max(-a, 0)) * (N_POINTS - i)
+            n = _changes_at(a, b, i, mine, theirs, idx, val, n)
+            moved_mine += (max(b, 0) - max(a, 0)) * (i + 1)
+            moved_theirs += (max(-b, 0) - max(-a, 0)) * (N_POINTS - i)
     for s in range(2):
         mover = (s == 0) == (view == 0)
-        base = s * SIDE_INPUTS
         bar = BAR if mover else OPP_BAR
         waiting = WAITING if mover else OPP_WAITING
-        off = OFF if mover else OPP_OFF
-        a, b = np.int64(root[bar]), np.int64(board[bar])
-        if a != b:
-            idx[n] = base + U_BAR
-            val[n] = b / 2.0 - a / 2.0
-            n += 1
-        a, b = np.int64(root[waiting]), np.int64(board[waiting])
-        if a != b:
-            if (a > 0) != (b > 0):
-                idx[n] = base + U_ANY_WAITING
-                val[n] = 1.0 if b > 0 else -1.0
-                n += 1
-            idx[n] = base + U_WAITING
-            val[n] = b / 5.0 - a / 5.0
-            n += 1
-        a, b = np.int64(root[off]), np.int64(board[off])
-        if a != b:
-            idx[n] = base + U_OFF
-            val[n] = b / float(N_CHECKERS) - a / float(N_CHECKERS)
-            n += 1
         a = np.int64(ns.root[ROOT_PIPS + s])
         entering = np.int64(board[bar]) + np.int64(board[waiting]) - np.int64(root[bar]) - np.int64(root[waiting])
-        b = a + (moved_mine if mover else moved_theirs) + (N_POINTS + 1) * entering
-        if a != b:
-            idx[n] = base + U_PIPS
-            val[n] = b / 100.0 - a / 100.0
-            n += 1
+        pips = a + (moved_mine if mover else moved_theirs) + (N_POINTS + 1) * entering
+        n = _side_changes(root, board, s, mover, a, pips, idx, val, n)
     for s in range(2 if reads_features(model) else 0):
-        _summarize_side(board, view, s, ns)
-        base = s * SIDE_INPUTS + U_FEATURES
-        for f in range(N_FEATURES):
-            d = ns.feat[f] / FEATURE_SCALE[f] - ns.root[ROOT_FEATURES + s * N_FEATURES + f]
-            if d != 0.0:
-                idx[n] = base + f
-                val[n] = d
-                n += 1
+        n = _feature_changes(feature_values(_side_summary(board, view, s, ns)), s, ns, n)
     if model[M_ENCODING] >= 2:
         # the units of encodings 2 and 3 follow no single point: the play's are computed whole, and
         # their changes from the root's added
@@ -998,26 +1048,54 @@ def play_outputs(model, board, view, ns):
                 idx[n] = N_NET_INPUTS + u
                 val[n] = d
                 n += 1
-    H1 = int(model[M_HIDDEN1])
-    h = ns.h1
-    if model[M_TAG] == HARD_NET_TAG:
-        h32 = ns.h32
-        for j in range(H1):
-            h32[j] = ns.root32[j]
-        _add_rows32(first_layer32(model), H1, idx, val, n, h32)
-        for j in range(H1):
-            h[j] = h32[j]
-    else:
-        for j in range(H1):
-            h[j] = ns.root[ROOT_H1 + j]
-        _add_rows(model, H1, idx, val, n, h)
-    _above_first(model, ns)
+    _outputs_from_root(model, ns, n)
 
 
 @njit(cache=True, _nrt=False)
 def play_equity(model, board, view, rules, ns):
     """``equity_of`` a play's position ``board``, from the root ``set_root`` set for ``model`` and ``view``."""
     play_outputs(model, board, view, ns)
+    return _equity(model, board, view, rules, ns.y)
+
+
+@njit(cache=True, inline="always")
+def counts_from_moves(model):
+    """Whether ``two_move_equity`` can value ``model``'s plays: networks of encoding 0 or 1, whose
+    units each follow a point, a side's counts or its summary."""
+    return model[M_ENCODING] <= 1
+
+
+@njit(cache=True, inline="always")
+def two_move_equity(model, board, view, rules, ns, mover, opponent, p0, p1, p2, p3):
+    """``play_equity`` of a play of two moves reaching ``board``, without comparing every point with the root.
+
+    The play's points can have changed only where its moves start or end: ``p0 <= p1 <= p2 <= p3``
+    are those points' indices (-1 for the bar, waiting or off), and ``mover`` and ``opponent`` are
+    ``board``'s summary (``evaluate.moved_summary``) and the opponent's (``opponent_moved_summary``),
+    which the search carries from move to move.  The changes are listed in ``play_outputs``'s order,
+    from the same numbers, so the equity is the same to the bit.  A network of encoding 0 or 1 only:
+    the units of encodings 2 and 3 are computed from the whole board.
+    """
+    idx, val, root = ns.idx, ns.val, ns.root[ROOT_BOARD : ROOT_BOARD + BOARD_SIZE]
+    mine = 0 if view == 0 else SIDE_INPUTS
+    theirs = SIDE_INPUTS - mine
+    n = 0
+    last = -1
+    for i in (p0, p1, p2, p3):
+        if i < 0 or i == last:
+            continue
+        last = i
+        a = np.int64(root[i])
+        b = np.int64(board[i])
+        if a != b:  # a checker may have left a point and another come to it
+            n = _changes_at(a, b, i, mine, theirs, idx, val, n)
+    for s in range(2):
+        mover_side = (s == 0) == (view == 0)
+        pips = mover[S_MY_PIPS] if mover_side else opponent[S_MY_PIPS]
+        n = _side_changes(root, board, s, mover_side, np.int64(ns.root[ROOT_PIPS + s]), pips, idx, val, n)
+    for s in range(2 if reads_features(model) else 0):
+        n = _feature_changes(feature_values(mover if (s == 0) == (view == 0) else opponent), s, ns, n)
+    _outputs_from_root(model, ns, n)
     return _equity(model, board, view, rules, ns.y)
 
 
