@@ -299,20 +299,18 @@ def exhaustive_play(board, rules, segment, n, ws, out, weights, sc, result):
     return ws, out[2], best_score
 
 
-@njit(cache=True, inline="always")
-def _two_dice_plays(board, rules, die_a, die_b, root, child, first_moves, second_moves, pairs, result, value,
-                    value_alone, state):
-    """The best play of a non-double into ``result``, each play scored by the caller's ``value``;
-    returns ``(used, score)``.
+@njit(cache=True, _nrt=False)
+def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, second_moves, pairs, result):
+    """The best play of a non-double into ``result``; returns ``used`` and the score.
 
     Exact, like ``exhaustive_play``, but without storing or deduplicating nodes:
-    both orders of the dice, depth first.  A position reached twice scores the
-    same, so duplicates cannot change the maximum (the first play of the best
-    score is kept, so skipping a later duplicate changes nothing either).  The
-    plays are those of ``enumerate_plays``: the two-dice plays if there are any
-    (a first move that bears off the fifteenth checker ends the segment, so it
-    is not one), else the higher die's single moves if it has any, else the
-    lower die's.
+    both orders of the dice, depth first, each play scored from summaries.  A
+    position reached twice scores the same, so duplicates cannot change the
+    maximum (the first play of the best score is kept, so skipping a later
+    duplicate changes nothing either).  The plays are those of
+    ``enumerate_plays``: the two-dice plays if there are any (a first move that
+    bears off the fifteenth checker ends the segment, so it is not one), else
+    the higher die's single moves if it has any, else the lower die's.
 
     The lower-die-first order skips, unscored, a play ``(y, x)`` whose moves
     the higher-die-first order already played as ``(x, y)``: the same two
@@ -320,14 +318,12 @@ def _two_dice_plays(board, rules, die_a, die_b, root, child, first_moves, second
     its source and die, and any landing on a blot hits it; see
     ``kernels.uniform``).  ``pairs[x]`` has bit ``y`` for each such pair.
     The mover's occupied points, which ``legal_moves`` needs, are the
-    summary's ``S_MINE`` mask; ``root`` is ``board``'s summary (a tuple).
+    summary's ``S_MINE`` mask.
 
-    ``value(state, board, first, child, src1, dst1, src2, dst2)`` scores the
-    play of the two moves (``first``: the summary after the first,
-    ``child``: the board after it); ``value_alone(state, board, root, used,
-    src1, dst1)`` scores a play of one die (``used`` 1) or of none (``used``
-    0, the moves not read).  The searches that call this pass their own, so
-    that which plays a roll has is written once.
+    It takes only the arrays it uses (row 0 of ``sums`` takes the root's
+    summary; the moves' summaries are tuples), not the strategy scratch: every
+    array a call takes costs atomic reference counting, and the scratch holds
+    over two dozen, more than the search of a typical roll costs.
     """
     hi = max(die_a, die_b)
     lo = min(die_a, die_b)
@@ -335,6 +331,8 @@ def _two_dice_plays(board, rules, die_a, die_b, root, child, first_moves, second
     open_bits = open_mask(board)
     blot_bits = blot_mask(board)
     pairs[:] = 0
+    summarize(board, sums[0])
+    root = summary_of(sums[0])
     occupied = root[S_MINE]
     best_score = -np.inf
     best_d1, best_src1, best_dst1, best_src2, best_dst2 = 0, 0, 0, 0, 0
@@ -359,7 +357,7 @@ def _two_dice_plays(board, rules, die_a, die_b, root, child, first_moves, second
                     seen |= np.int64(1) << src2
                 elif (pairs[src2] >> src1) & 1:
                     continue  # (src2 with hi, then src1 with lo) reached this position already
-                s = value(state, board, first, child, src1, dst1, src2, dst2)
+                s = tuple_score(moved_summary(first, child, src2, dst2), weights)
                 if best_d1 == 0 or s > best_score:
                     best_score = s
                     best_d1, best_src1, best_dst1, best_src2, best_dst2 = d1, src1, dst1, src2, dst2
@@ -376,41 +374,15 @@ def _two_dice_plays(board, rules, die_a, die_b, root, child, first_moves, second
     if d != hi:
         m1 = legal_moves(board, d, rule_bits, open_bits, blot_bits, occupied, first_moves)
     if m1 == 0:
-        return 0, value_alone(state, board, root, 0, 0, 0)
+        return 0, tuple_score(root, weights)
     for i in range(m1):
         src1, dst1 = first_moves[i, 0], first_moves[i, 1]
-        s = value_alone(state, board, root, 1, src1, dst1)
+        s = tuple_score(moved_summary(root, board, src1, dst1), weights)
         if i == 0 or s > best_score:
             best_score = s
             best_src1, best_dst1 = src1, dst1
     apply_move(result, best_src1, best_dst1)
     return 1, best_score
-
-
-@njit(cache=True, inline="always")
-def _heuristic_value(weights, board, first, child, src1, dst1, src2, dst2):
-    """``_two_dice_plays``'s ``value`` for a ``LINEAR`` strategy: its score of the play's summary."""
-    return tuple_score(moved_summary(first, child, src2, dst2), weights)
-
-
-@njit(cache=True, inline="always")
-def _heuristic_value_alone(weights, board, root, used, src1, dst1):
-    """``_two_dice_plays``'s ``value_alone`` for a ``LINEAR`` strategy."""
-    return tuple_score(moved_summary(root, board, src1, dst1) if used else root, weights)
-
-
-@njit(cache=True, _nrt=False)
-def _two_dice(board, rules, die_a, die_b, weights, sums, child, first_moves, second_moves, pairs, result):
-    """The ``LINEAR`` play of a non-double into ``result`` (``_two_dice_plays``); returns ``used`` and the score.
-
-    It takes only the arrays it uses (row 0 of ``sums`` takes the root's
-    summary; the moves' summaries are tuples), not the strategy scratch: every
-    array a call takes costs atomic reference counting, and the scratch holds
-    over two dozen, more than the search of a typical roll costs.
-    """
-    summarize(board, sums[0])
-    return _two_dice_plays(board, rules, die_a, die_b, summary_of(sums[0]), child, first_moves, second_moves, pairs,
-                           result, _heuristic_value, _heuristic_value_alone, weights)
 
 
 @njit(cache=True, inline="always")
@@ -624,63 +596,98 @@ def _in_order(a, b, c, d):
     return a, b, c, d
 
 
-@njit(cache=True, inline="always")
-def _net_value(state, board, first, child, src1, dst1, src2, dst2):
-    """``_two_dice_plays``'s ``value`` for a ``LEARNED`` strategy: the mover's equity after the play,
-    from its two moves (``net.two_move_equity``; the network's root set for ``board``)."""
-    model, rules, ns, view, sign, leaf, root_opponent = state
-    mover = moved_summary(first, child, src2, dst2)
-    if mover[S_OFF] == N_CHECKERS:
-        return WIN_EQUITY
-    _copy_board(leaf, child)
-    apply_move(leaf, src2, dst2)
-    opponent = opponent_moved_summary(opponent_moved_summary(root_opponent, board, src1, dst1), child, src2, dst2)
-    p0, p1, p2, p3 = _in_order(_point_index(src1), _point_index(dst1), _point_index(src2), _point_index(dst2))
-    return sign * two_move_equity(model, leaf, view, rules, ns, mover, opponent, p0, p1, p2, p3)
-
-
-@njit(cache=True, inline="always")
-def _net_value_alone(state, board, root, used, src1, dst1):
-    """``_two_dice_plays``'s ``value_alone`` for a ``LEARNED`` strategy."""
-    model, rules, ns, view, sign, leaf, root_opponent = state
-    if not used:
-        return sign * two_move_equity(model, board, view, rules, ns, root, root_opponent, -1, -1, -1, -1)
-    mover = moved_summary(root, board, src1, dst1)
-    if mover[S_OFF] == N_CHECKERS:
-        return WIN_EQUITY
-    _copy_board(leaf, board)
-    apply_move(leaf, src1, dst1)
-    p0, p1, p2, p3 = _in_order(_point_index(src1), _point_index(dst1), -1, -1)
-    return sign * two_move_equity(model, leaf, view, rules, ns, mover,
-                                  opponent_moved_summary(root_opponent, board, src1, dst1), p0, p1, p2, p3)
-
-
 @njit(cache=True, _nrt=False, error_model=LAYER_ERRORS)
 def _net_two_dice(board, rules, die_a, die_b, again, model, ns, child, leaf, first_moves, second_moves, pairs,
                   result):
     """The ``LEARNED`` play of a non-double into ``result``; returns ``(used, score)``.
 
-    ``_two_dice_plays``, each play valued by ``net.two_move_equity`` from its moves and the summaries
-    carried along them, instead of enumerating the plays and comparing each with the root point by
-    point.  The plays and their values are ``_net_exhaustive``'s (tests/test_learned.py).  When no
-    play uses both dice and that forfeits the bonus (``sequence.bonus_lost``), the plays are valued
-    again as ending the turn, as ``_net_exhaustive`` values them.
+    ``_two_dice``'s search (both orders of the dice, depth first, nothing stored), each play valued by
+    ``net.two_move_equity`` from the two moves and the summaries carried along them, instead of
+    enumerating the plays and comparing each with the root point by point.  The plays and their
+    values are ``_net_exhaustive``'s: a position reached twice has one value, so the best play is the
+    same (tests/test_learned.py).
     """
+    view = np.int64(0) if again else np.int64(1)
+    sign = 1.0 if again else -1.0
+    set_root(model, board, view, ns)
+    hi = max(die_a, die_b)
+    lo = min(die_a, die_b)
+    rule_bits = move_rules(rules, hi, lo)
+    open_bits = open_mask(board)
+    blot_bits = blot_mask(board)
+    pairs[:] = 0
     summarize(board, ns.summary)
     root = summary_of(ns.summary)
     root_opponent = opponent_summary(board)
-    view = np.int64(0) if again else np.int64(1)
-    set_root(model, board, view, ns)
-    used, score = _two_dice_plays(board, rules, die_a, die_b, root, child, first_moves, second_moves, pairs, result,
-                                  _net_value, _net_value_alone,
-                                  (model, rules, ns, view, 1.0 if again else -1.0, leaf, root_opponent))
-    if again and used < 2 and bonus_lost(roll_sequence(rules), 2, used):
-        view = np.int64(1)
+    best_score = -np.inf
+    best_d1, best_src1, best_dst1, best_src2, best_dst2 = 0, 0, 0, 0, 0
+    for order in range(2):
+        d1, d2 = (hi, lo) if order == 0 else (lo, hi)
+        m1 = legal_moves(board, d1, rule_bits, open_bits, blot_bits, root[S_MINE], first_moves)
+        for i in range(m1):
+            src1, dst1 = first_moves[i, 0], first_moves[i, 1]
+            first = moved_summary(root, board, src1, dst1)
+            if first[S_OFF] == N_CHECKERS:
+                continue  # won with one die: a leaf one die deep
+            first_opponent = opponent_moved_summary(root_opponent, board, src1, dst1)
+            _copy_board(child, board)
+            apply_move(child, src1, dst1)
+            m2 = legal_moves(child, d2, rule_bits, open_bits, blot_bits, first[S_MINE], second_moves)
+            seen = 0
+            for j in range(m2):
+                src2, dst2 = second_moves[j, 0], second_moves[j, 1]
+                if order == 0:
+                    seen |= np.int64(1) << src2
+                elif (pairs[src2] >> src1) & 1:
+                    continue  # (src2 with hi, then src1 with lo) reached this position already
+                mover = moved_summary(first, child, src2, dst2)
+                if mover[S_OFF] == N_CHECKERS:
+                    s = WIN_EQUITY
+                else:
+                    _copy_board(leaf, child)
+                    apply_move(leaf, src2, dst2)
+                    p0, p1, p2, p3 = _in_order(_point_index(src1), _point_index(dst1), _point_index(src2),
+                                               _point_index(dst2))
+                    s = sign * two_move_equity(model, leaf, view, rules, ns, mover,
+                                               opponent_moved_summary(first_opponent, child, src2, dst2),
+                                               p0, p1, p2, p3)
+                if best_d1 == 0 or s > best_score:
+                    best_score = s
+                    best_d1, best_src1, best_dst1, best_src2, best_dst2 = d1, src1, dst1, src2, dst2
+            if order == 0:
+                pairs[src1] = seen
+    _copy_board(result, board)
+    if best_d1 != 0:
+        apply_move(result, best_src1, best_dst1)
+        apply_move(result, best_src2, best_dst2)
+        return 2, best_score
+    # no play uses both dice: one die, by the higher-die rule, or none
+    m1 = legal_moves(board, hi, rule_bits, open_bits, blot_bits, root[S_MINE], first_moves)
+    d = die_played_alone(hi, lo, m1 > 0)
+    if d != hi:
+        m1 = legal_moves(board, d, rule_bits, open_bits, blot_bits, root[S_MINE], first_moves)
+    used = 1 if m1 > 0 else 0
+    if again and bonus_lost(roll_sequence(rules), 2, used):
+        view, sign = np.int64(1), -1.0  # the bonus is forfeited whichever play is chosen
         set_root(model, board, view, ns)
-        used, score = _two_dice_plays(board, rules, die_a, die_b, root, child, first_moves, second_moves, pairs,
-                                      result, _net_value, _net_value_alone,
-                                      (model, rules, ns, view, -1.0, leaf, root_opponent))
-    return used, score
+    if m1 == 0:
+        return 0, sign * two_move_equity(model, board, view, rules, ns, root, root_opponent, -1, -1, -1, -1)
+    for i in range(m1):
+        src1, dst1 = first_moves[i, 0], first_moves[i, 1]
+        mover = moved_summary(root, board, src1, dst1)
+        if mover[S_OFF] == N_CHECKERS:
+            s = WIN_EQUITY
+        else:
+            _copy_board(leaf, board)
+            apply_move(leaf, src1, dst1)
+            p0, p1, p2, p3 = _in_order(_point_index(src1), _point_index(dst1), -1, -1)
+            s = sign * two_move_equity(model, leaf, view, rules, ns, mover,
+                                       opponent_moved_summary(root_opponent, board, src1, dst1), p0, p1, p2, p3)
+        if i == 0 or s > best_score:
+            best_score = s
+            best_src1, best_dst1 = src1, dst1
+    apply_move(result, best_src1, best_dst1)
+    return 1, best_score
 
 
 @njit(cache=True)
