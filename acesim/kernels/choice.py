@@ -599,7 +599,9 @@ def _in_order(a, b, c, d):
 @njit(cache=True, _nrt=False, error_model=LAYER_ERRORS)
 def _net_two_dice(board, rules, die_a, die_b, again, model, ns, child, leaf, first_moves, second_moves, pairs,
                   result):
-    """The ``LEARNED`` play of a non-double into ``result``; returns ``(used, score)``.
+    """The ``LEARNED`` play of a non-double into ``result``; returns ``(used, score)``, ``used`` -1 (and
+    ``result`` untouched) when no play uses both dice, which the caller leaves to ``_net_exhaustive``:
+    rare, and kept out of this search so that the kernels linking it compile no second copy of it.
 
     ``_two_dice``'s search (both orders of the dice, depth first, nothing stored), each play valued by
     ``net.two_move_equity`` from the two moves and the summaries carried along them, instead of
@@ -623,7 +625,7 @@ def _net_two_dice(board, rules, die_a, die_b, again, model, ns, child, leaf, fir
     best_d1, best_src1, best_dst1, best_src2, best_dst2 = 0, 0, 0, 0, 0
     for order in range(2):
         d1, d2 = (hi, lo) if order == 0 else (lo, hi)
-        m1 = legal_moves(board, d1, rule_bits, open_bits, blot_bits, root[S_MINE], first_moves)
+        m1 = _board.legal_moves(board, d1, rule_bits, open_bits, blot_bits, root[S_MINE], first_moves)
         for i in range(m1):
             src1, dst1 = first_moves[i, 0], first_moves[i, 1]
             first = moved_summary(root, board, src1, dst1)
@@ -632,7 +634,7 @@ def _net_two_dice(board, rules, die_a, die_b, again, model, ns, child, leaf, fir
             first_opponent = opponent_moved_summary(root_opponent, board, src1, dst1)
             _copy_board(child, board)
             apply_move(child, src1, dst1)
-            m2 = legal_moves(child, d2, rule_bits, open_bits, blot_bits, first[S_MINE], second_moves)
+            m2 = _board.legal_moves(child, d2, rule_bits, open_bits, blot_bits, first[S_MINE], second_moves)
             seen = 0
             for j in range(m2):
                 src2, dst2 = second_moves[j, 0], second_moves[j, 1]
@@ -656,38 +658,12 @@ def _net_two_dice(board, rules, die_a, die_b, again, model, ns, child, leaf, fir
                     best_d1, best_src1, best_dst1, best_src2, best_dst2 = d1, src1, dst1, src2, dst2
             if order == 0:
                 pairs[src1] = seen
+    if best_d1 == 0:
+        return -1, 0.0  # no play uses both dice: the caller enumerates the plays of one die or none
     _copy_board(result, board)
-    if best_d1 != 0:
-        apply_move(result, best_src1, best_dst1)
-        apply_move(result, best_src2, best_dst2)
-        return 2, best_score
-    # no play uses both dice: one die, by the higher-die rule, or none
-    m1 = legal_moves(board, hi, rule_bits, open_bits, blot_bits, root[S_MINE], first_moves)
-    d = die_played_alone(hi, lo, m1 > 0)
-    if d != hi:
-        m1 = legal_moves(board, d, rule_bits, open_bits, blot_bits, root[S_MINE], first_moves)
-    used = 1 if m1 > 0 else 0
-    if again and bonus_lost(roll_sequence(rules), 2, used):
-        view, sign = np.int64(1), -1.0  # the bonus is forfeited whichever play is chosen
-        set_root(model, board, view, ns)
-    if m1 == 0:
-        return 0, sign * two_move_equity(model, board, view, rules, ns, root, root_opponent, -1, -1, -1, -1)
-    for i in range(m1):
-        src1, dst1 = first_moves[i, 0], first_moves[i, 1]
-        mover = moved_summary(root, board, src1, dst1)
-        if mover[S_OFF] == N_CHECKERS:
-            s = WIN_EQUITY
-        else:
-            _copy_board(leaf, board)
-            apply_move(leaf, src1, dst1)
-            p0, p1, p2, p3 = _in_order(_point_index(src1), _point_index(dst1), -1, -1)
-            s = sign * two_move_equity(model, leaf, view, rules, ns, mover,
-                                       opponent_moved_summary(root_opponent, board, src1, dst1), p0, p1, p2, p3)
-        if i == 0 or s > best_score:
-            best_score = s
-            best_src1, best_dst1 = src1, dst1
     apply_move(result, best_src1, best_dst1)
-    return 1, best_score
+    apply_move(result, best_src2, best_dst2)
+    return 2, best_score
 
 
 @njit(cache=True)
@@ -753,7 +729,8 @@ def net_best_play(board, rules, segment, n, width, again, ws, out, model, sc, re
     if n == 2 and segment[0] != segment[1] and counts_from_moves(model):
         used, score = _net_two_dice(board, rules, segment[0], segment[1], again, model, sc.net, sc.child, sc.parent,
                                     sc.moves, sc.moves_after, sc.pairs, result)
-        return ws, used, score
+        if used == 2:
+            return ws, used, score
     return _net_exhaustive(board, rules, segment, n, again, ws, out, model, sc, result)
 
 
