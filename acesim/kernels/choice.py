@@ -601,7 +601,9 @@ def _net_two_dice(board, rules, die_a, die_b, again, model, ns, child, leaf, fir
                   result):
     """The ``LEARNED`` play of a non-double into ``result``; returns ``(used, score)``, ``used`` -1 (and
     ``result`` untouched) when no play uses both dice, which the caller leaves to ``_net_exhaustive``:
-    rare, and kept out of this search so that the kernels linking it compile no second copy of it.
+    rare, and kept out of this search so that ``net.two_move_equity`` is inlined once: each inlined copy
+    lengthens the compile of every kernel that links this search, and a call instead costs play speed
+    (performance-log.md, 2026-12-07).
 
     ``_two_dice``'s search (both orders of the dice, depth first, nothing stored), each play valued by
     ``net.two_move_equity`` from the two moves and the summaries carried along them, instead of

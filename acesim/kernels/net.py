@@ -1065,9 +1065,7 @@ def counts_from_moves(model):
     return model[M_ENCODING] <= 1
 
 
-# Compiled once and called, not inlined: the search calls it at three places, and inlined there the
-# logistic layers above it tripled every learned kernel's compile.
-@njit(cache=True, _nrt=False, error_model=LAYER_ERRORS)
+@njit(cache=True, inline="always")
 def two_move_equity(model, board, view, rules, ns, mover, opponent, p0, p1, p2, p3):
     """``play_equity`` of a play of two moves reaching ``board``, without comparing every point with the root.
 
