@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from numba.core import types
 
-from acesim.engine.games import play_games
+from acesim.engine.games import play_games, trace_games
 from acesim.engine.rules import Ruleset
 from acesim.engine.strategies import load_strategy
 from acesim.kernels import cache_folder, cache_is_warm
@@ -67,3 +67,16 @@ def test_the_warmups_first_stage_compiles_the_searches_for_the_types_the_games_p
     signatures = _cached_signatures()
     for name in ("uniform.uniform_play", "choice.linear_search", "choice.net_best_play", "choice.exhaustive_play"):
         assert len(signatures[name]) == 1, (name, signatures[name])
+
+
+def test_every_kind_of_game_is_played_by_one_compiled_kernel():
+    """The records' games, the analyses' traced games and training's self-play all run
+    ``game_loop.play_games`` with the same argument types: the game loop, the largest thing compiled, is
+    compiled once, not once for each kind of game (nor once more inside a kernel that wraps it)."""
+    european = Ruleset.preset("european")
+    learned, expert = load_strategy("learned:european"), load_strategy("expert")
+    play_games(european, 2, 1, learned, expert)
+    trace_games(european, learned, expert, 1, 0, 2)
+    warmup.STEPS["training"]()
+    signatures = _cached_signatures()
+    assert len(signatures["game_loop.play_games"]) == 1, signatures["game_loop.play_games"]

@@ -194,7 +194,8 @@ def test_the_game_loop_grows_the_random_strategys_scratch(name):
     for capacity in (64, 1 << 16):
         rec = np.zeros((6, K.N_RECORD), dtype=np.int64)
         memory = worker_memory()._replace(draws=new_uniform_scratch(capacity))
-        grown = K.play_games(start, rules.to_array(), block_keys(5, 0, 6), 0, 100_000, seats, memory, rec)
+        grown = K.play_games(start, rules.to_array(), block_keys(5, 0, 6), 0, 100_000, seats, memory, rec,
+                             np.zeros((6, 0, K.TRACE_WIDTH), dtype=np.int64), np.zeros(6, dtype=np.int64))
         assert grown.draws.shape[0] >= memory.draws.shape[0]
         records.append(rec)
     assert np.array_equal(records[0], records[1])

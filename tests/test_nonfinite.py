@@ -103,7 +103,8 @@ def test_games_between_strategies_with_non_finite_scores_stay_legal(name):
     records = np.zeros((8, K.N_RECORD), dtype=np.int64)
     no_cube = np.zeros((2, 0))  # the presets have no cube: no cube models
     K.play_games(start, rules.to_array(), block_keys(3, 0, 8), 0, 3000, Seats(kinds, widths, weights, no_cube),
-                 worker_memory(MAX_WIDTH), records)
+                 worker_memory(MAX_WIDTH), records, np.zeros((8, 0, K.TRACE_WIDTH), dtype=np.int64),
+                 np.zeros(8, dtype=np.int64))
     assert (records[:, K.UNFINISHED] != 2).all()  # no impossible position was reached
     finished = records[:, K.UNFINISHED] == 0
     assert (records[finished, K.BORNE_OFF + records[finished, K.WINNER]] == L.N_CHECKERS).all()

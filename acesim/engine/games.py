@@ -18,7 +18,8 @@ from acesim.engine.position import Position
 from acesim.engine.rules import RULES_VERSION, Ruleset
 from acesim.engine.strategies import Strategy, as_strategy, lowered, playing_row
 from acesim.engine.streams import block_keys, check_seed
-from acesim.kernels import game_loop as K, train as T
+from acesim.kernels import game_loop as K
+from acesim.kernels.choice import LEARNED, Seats
 from acesim.kernels.memory import keep_memory, pairing_memory, worker_memory
 
 # No preset's random games come near it (see tests/test_games.py); a game that
@@ -60,6 +61,8 @@ def play_records(
         seats,
         pairing_memory(seats),
         records,
+        np.zeros((n_games, 0, K.TRACE_WIDTH), dtype=np.int64),  # no rolls kept
+        np.zeros(n_games, dtype=np.int64),
     ))
     if (records[:, K.UNFINISHED] == 2).any():
         raise AssertionError(f"engine bug under {rules.name}: a game reached an impossible position")
@@ -149,14 +152,17 @@ def trace_games(
     start = Position.start(rules.start).to_board()
     ra = rules.to_array()
     memory = pairing_memory(seats)
-    trace = np.zeros((ANALYSIS_TRACE_ROWS, K.TRACE_WIDTH), dtype=np.int64)
-    record = np.zeros(K.N_RECORD, dtype=np.int64)
+    # one game a call: a game's trace is copied out before the next is played into the same rows
+    traces = np.zeros((1, ANALYSIS_TRACE_ROWS, K.TRACE_WIDTH), dtype=np.int64)
+    played = np.zeros((1, K.N_RECORD), dtype=np.int64)
+    length = np.zeros(1, dtype=np.int64)
+    record, trace = played[0], traces[0]
     games, records, parts, starts = [], [], [], [0]
     too_long = 0
     for g in range(first_game, first_game + n_games):
-        memory, n = K.play_traced_game(
-            start, ra, keys[g // K.GAMES_PER_BLOCK - first_block], g, turn_cap, seats, memory, record, trace
-        )
+        b = g // K.GAMES_PER_BLOCK - first_block
+        memory = K.play_games(start, ra, keys[b : b + 1], g, turn_cap, seats, memory, played, traces, length)
+        n = int(length[0])
         if record[K.UNFINISHED]:
             continue
         if n > ANALYSIS_TRACE_ROWS:
@@ -213,9 +219,12 @@ def play_training_games(
     traces = np.zeros((n_games, TRACE_ROWS, K.TRACE_WIDTH), dtype=np.int64)
     lengths = np.zeros(n_games, dtype=np.int64)
     records = np.zeros((n_games, K.N_RECORD), dtype=np.int64)
-    widths = np.array([[width, width], [width, width]], dtype=np.int64)
-    keep_memory(T.self_play(playing_row(network), Position.start(rules.start).to_board(), rules.to_array(),
-                            block_keys(seed, first_game, n_games), first_game, n_games, DEFAULT_TURN_CAP, widths,
-                            worker_memory(width), traces, lengths, records))
+    row = playing_row(network)
+    # the network in both seats at ply 1; training is cubeless (docs/rules.md section 6): no cube models
+    seats = Seats(np.array([LEARNED, LEARNED], dtype=np.int64), np.array([[width, width], [width, width]],
+                  dtype=np.int64), np.stack([row, row]), np.zeros((2, 0), dtype=np.float64))
+    keep_memory(K.play_games(Position.start(rules.start).to_board(), rules.to_array(),
+                             block_keys(seed, first_game, n_games), first_game, DEFAULT_TURN_CAP, seats,
+                             worker_memory(width), records, traces, lengths))
     keep = int(min(max(lengths.max(), 1), TRACE_ROWS))
     return np.ascontiguousarray(traces[:, :keep]), lengths, records

@@ -186,7 +186,9 @@ def _end_game(record, board, rules, side, won):
     record[BORNE_OFF + 1 - side] = board[OPP_OFF]
 
 
-@njit(cache=True)
+# Inlined into ``play_games``, its one caller: a kernel of its own would be optimised once alone and
+# again, with everything it links, inside the caller (docs/performance-log.md, 2026-12-07).
+@njit(cache=True, inline="always")
 def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trace):
     """Play one game from ``start`` (seat A's view); fill ``record``.
 
@@ -333,32 +335,23 @@ def play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trac
 
 
 @njit(cache=True)
-def play_games(start, rules, block_keys, first_game, turn_cap, seats, memory, records):
-    """Play games ``first_game .. first_game + len(records) - 1`` into ``records``.
+def play_games(start, rules, block_keys, first_game, turn_cap, seats, memory, records, traces, lengths):
+    """Play games ``first_game .. first_game + len(records) - 1`` into ``records``; game ``i``'s rolls into
+    ``traces[i]``, as many as its rows hold (a trace of no rows keeps none), and their number into
+    ``lengths[i]``.
 
     Game ``g`` takes its streams from ``block_keys[g // GAMES_PER_BLOCK - first
     block]`` (the rows cover every block the range touches) and ``g`` itself,
     so a game's record does not depend on how the games are split into chunks.
-    Returns the memory, parts of which may have grown.
+    The one kernel that plays whole games: the records' games, the traced games of the analyses and
+    training's self-play, so that the game loop is compiled once.  Returns the memory, parts of which
+    may have grown.
     """
     dice = np.zeros(STREAM_WORDS, dtype=np.uint64)
     choices = np.zeros(STREAM_WORDS, dtype=np.uint64)
-    no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     first_block = first_game // GAMES_PER_BLOCK
     for i in range(records.shape[0]):
         g = first_game + i
         seed_game_streams(block_keys[g // GAMES_PER_BLOCK - first_block], g, dice, choices)
-        memory, _ = play_game(start, rules, dice, choices, turn_cap, seats, memory, records[i], no_trace)
+        memory, lengths[i] = play_game(start, rules, dice, choices, turn_cap, seats, memory, records[i], traces[i])
     return memory
-
-
-@njit(cache=True)
-def play_traced_game(start, rules, block_key, game, turn_cap, seats, memory, record, trace):
-    """Play game ``game`` (streams as ``play_games`` seeds them) recording its rolls in ``trace``.
-
-    Returns ``(memory, rolls traced)``; the game is the same as in ``play_games``.
-    """
-    dice = np.zeros(STREAM_WORDS, dtype=np.uint64)
-    choices = np.zeros(STREAM_WORDS, dtype=np.uint64)
-    seed_game_streams(block_key, game, dice, choices)
-    return play_game(start, rules, dice, choices, turn_cap, seats, memory, record, trace)

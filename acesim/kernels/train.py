@@ -1,7 +1,8 @@
 """TD(lambda) self-play training of the learned player's network (``kernels.net``).
 
 Each game is played by the network against itself (``strategy.LEARNED`` in
-both seats, weights frozen for a batch of games: ``self_play``) and traced: one state per roll, the
+both seats, weights frozen for a batch of games: ``game_loop.play_games``, from
+``engine.games.play_training_games``) and traced: one state per roll, the
 position before the roll from the view of the side on roll.  After the game,
 the offline lambda-return of every state is computed backwards from the
 result, from seat A's view (``P_t`` = the state's value to seat A):
@@ -21,17 +22,7 @@ active inputs.  A game that reaches the turn cap teaches nothing.
 
 import numpy as np
 
-from acesim.kernels.choice import LEARNED, Seats
-from acesim.kernels.game_loop import (
-    FIRST_MOVER,
-    GAMES_PER_BLOCK,
-    POINTS,
-    T_BOARD,
-    T_SIDE,
-    UNFINISHED,
-    WINNER,
-    play_game,
-)
+from acesim.kernels.game_loop import FIRST_MOVER, POINTS, T_BOARD, T_SIDE, UNFINISHED, WINNER
 from acesim.kernels.jit import njit
 from acesim.kernels.layout import BOARD_DTYPE, BOARD_SIZE
 from acesim.kernels.net import (
@@ -46,7 +37,6 @@ from acesim.kernels.net import (
     sgd_step,
     stakes_multiplier,
 )
-from acesim.kernels.rng import STREAM_WORDS, seed_game_streams
 
 
 @njit(cache=True, inline="always")
@@ -117,32 +107,8 @@ def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, ta
 
 
 @njit(cache=True)
-def self_play(model, start, rules, block_keys, first_game, n_games, turn_cap, widths, memory, traces, lengths,
-              records):
-    """Play games ``first_game ..`` with ``model`` in both seats, each traced into ``traces[i]``.
-
-    ``lengths[i]`` receives game ``i``'s number of states (more than the trace
-    holds when it was too long to keep).  Returns the memory, parts of which
-    may have grown.
-    """
-    dice = np.zeros(STREAM_WORDS, dtype=np.uint64)
-    choices = np.zeros(STREAM_WORDS, dtype=np.uint64)
-    pair = np.empty((2, model.shape[0]))
-    pair[0, :] = model
-    pair[1, :] = model
-    # training is cubeless (docs/rules.md section 6): no cube models
-    seats = Seats(np.array([LEARNED, LEARNED], dtype=np.int64), widths, pair, np.zeros((2, 0)))
-    first_block = first_game // GAMES_PER_BLOCK
-    for i in range(n_games):
-        g = first_game + i
-        seed_game_streams(block_keys[g // GAMES_PER_BLOCK - first_block], g, dice, choices)
-        memory, lengths[i] = play_game(start, rules, dice, choices, turn_cap, seats, memory, records[i], traces[i])
-    return memory
-
-
-@njit(cache=True)
 def td_updates(model, rules, traces, lengths, records, lam, alpha, sc, totals, cross_entropy):
-    """``td_update`` for each game of a ``self_play`` batch, in game order; ``totals`` as ``train_games``;
+    """``td_update`` for each game of a batch of self-play, in game order; ``totals`` as ``train_games``;
     ``cross_entropy``: the step of ``net.sgd_step``'s cross-entropy instead of its squared error."""
     values = np.empty((traces.shape[1], MAX_OUTPUTS))
     targets = np.empty((traces.shape[1], MAX_OUTPUTS))
