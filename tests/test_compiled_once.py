@@ -24,9 +24,9 @@ from tests.helpers import cache_index
 # Small kernels that call nothing costly: a copy per constant costs a fraction of a second to compile,
 # and may fold the constant into a hot loop (the reference enumerator's levels, a die's six faces).
 SMALL = {
-    "cube.cubeful_equity", "game_loop._note_roll", "scoring.points_won", "net.encode", "net.encode_for",
-    "net.outputs", "plays._expand", "plays._expand_level", "plays._is_new", "plays._new_level",
-    "plays._set_byte", "plays.segment_of", "rng.below", "rng.seed_game_streams", "trials._roll",
+    "cube.cubeful_equity", "game_loop._note_roll", "scoring.points_won", "plays._expand", "plays._expand_level",
+    "plays._is_new", "plays._new_level", "plays._set_byte", "plays.segment_of", "rng.below", "rng.seed_game_streams",
+    "trials._roll",
 }
 
 

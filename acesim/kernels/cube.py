@@ -25,6 +25,7 @@ These are plain functions of floats, apart from ``win_and_loss``, which asks
 a network; nothing here draws a random number.
 """
 
+import numpy as np
 
 from acesim.kernels.jit import njit
 from acesim.kernels.layout import N_CHECKERS, OPP_OFF, R_SCORING, SCORING_GAMMONS, SCORING_PER_CHECKER
@@ -123,7 +124,7 @@ def win_and_loss(model, board, rules, ns):
     ``L = 1 + ((2p - 1) - E) / (1 - p)``; so ``p W - (1 - p) L = E`` exactly
     and neither is below 1.
     """
-    outputs(model, board, 0, ns)
+    outputs(model, board, np.int64(0), ns)
     p = ns.y[0]
     win, loss = 1.0, 1.0
     scoring = rules[R_SCORING]

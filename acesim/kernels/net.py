@@ -783,7 +783,7 @@ def win_probability(model, board, ns):
         return 1.0
     if board[OPP_OFF] == N_CHECKERS:
         return 0.0
-    outputs(model, board, 0, ns)
+    outputs(model, board, np.int64(0), ns)
     return ns.y[0]
 
 

@@ -72,7 +72,7 @@ def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, ta
     for t in range(n):
         for i in range(BOARD_SIZE):
             board[i] = trace[t, T_BOARD + i]
-        m = encode_for(model, board, 0, ns)
+        m = encode_for(model, board, np.int64(0), ns)
         forward(model, m, ns)
         if K == SPLIT_POINTS:
             win, loss = points_range(board, 0, rules)
@@ -100,7 +100,7 @@ def td_update(model, rules, trace, n, winner, points, lam, alpha, sc, values, ta
     for t in range(n):
         for i in range(BOARD_SIZE):
             board[i] = trace[t, T_BOARD + i]
-        m = encode_for(model, board, 0, ns)
+        m = encode_for(model, board, np.int64(0), ns)
         forward(model, m, ns)
         _turned(targets[t], trace[t, T_SIDE] == 0, K, target)  # the side on roll's view
         sgd_step(model, m, ns, target, alpha, cross_entropy)
