@@ -147,8 +147,9 @@ def reference_context(side: np.ndarray) -> list[float]:
 def test_a_plays_equity_from_its_roots_sums_is_the_encoded_ones(hidden, rules, encoding, activation):
     """``play_equity`` (the root's first-layer sums plus the rows of the inputs a play changed) gives
     ``equity_of`` of the play's position to rounding, whatever the play changed: hits, entering,
-    bearing off, both views, either output; with encoding 2 or 3, their units' changes too.  A hard-sigmoid
-    network adds its rows in single precision (``net.first_layer32``): to its rounding, about 1e-7 of a sum."""
+    bearing off, both views, either output; with encoding 2 or 3, their units' changes too.  A play adds its
+    rows in single precision (``net.first_layer32``), and a logistic network's first hidden layer is computed
+    in single precision too: to their rounding, about 1e-7 of a sum."""
     from acesim.engine.sampling import sample_positions
     from acesim.kernels.plays import FULL, enumerate_plays, grown_workspace, segment_of
 
@@ -180,11 +181,10 @@ def test_a_plays_equity_from_its_roots_sums_is_the_encoded_ones(hidden, rules, e
     # plays that enter from the bar, hit, bear off, and (but from backgammon's start) enter waiting checkers
     assert plays > 1000 and changed >= {BAR, OPP_BAR, OFF} | ({WAITING} if rules.start != "backgammon" else set())
     assert encoding != 3 or "hits" in changed
-    assert worst < (1e-5 if activation == "hard-sigmoid" else 1e-13) * max(model[N.M_POINTS_SCALE], 1.0)
-    if activation == "hard-sigmoid":
-        assert worst > 0  # single precision, not the encoded network's double sums
-        with pytest.raises(ValueError, match="playing row"):
-            N.set_root(model, positions[0], 0, ns)
+    assert 0 < worst < 1e-5 * max(model[N.M_POINTS_SCALE], 1.0)  # single precision, not the encoded network's double
+    with pytest.raises(ValueError, match="playing row"):
+        N.set_root(model, positions[0], 0, ns)
+        N.play_equity(model, positions[1], 0, ra, ns)
 
 
 @pytest.mark.parametrize("hidden,rules,encoding,activation,outputs", [

@@ -207,20 +207,34 @@ def test_search_options_set_the_beam_and_the_ranking_of_the_doubles_apart():
         assert (s.width, s.choice_width, s.tangent) == (*widths, tangent), spec
 
 
+def _single_cells(row):
+    """How many cells the first layer in single precision takes at the end of a playing row."""
+    return (int(row[N.M_INPUTS]) * int(row[N.M_HIDDEN1]) + 1) // 2
+
+
 def test_tangent_is_a_least_segment_and_the_transposed_first_layer_after_the_rankers_weights_of_the_row():
+    """A playing row: the network and the ranker's weights, then the tangent's least segment (0: none) and,
+    with a tangent, the first layer transposed; last, the first layer in single precision."""
     plain = load_strategy("learned:european@heuristic")
     network = np.array(plain.weights)
     inputs, hidden = int(network[N.M_INPUTS]), int(network[N.M_HIDDEN1])
     first_layer = network[N.HEADER : N.HEADER + inputs * hidden].reshape(inputs, hidden)
+    single = network[len(network) - _single_cells(network):].view(np.float32)[: inputs * hidden]
+    assert network[len(network) - _single_cells(network) - 1] == 0.0
+    assert np.array_equal(single, first_layer.ravel().astype(np.float32))
+    head = len(network) - _single_cells(network) - 1  # the network and the ranker's weights
     for spec, least in [("learned:european", N.TANGENT_LONG), ("learned:european@tangent", N.TANGENT)]:
-        tail = np.array(load_strategy(spec).weights[len(plain.weights):])
-        assert load_strategy(spec).weights[: len(plain.weights)] == plain.weights and tail[0] == least
-        assert np.array_equal(tail[1:].reshape(hidden, inputs), first_layer.T)
+        row = np.array(load_strategy(spec).weights)
+        assert np.array_equal(row[:head], network[:head]) and row[head] == least
+        assert np.array_equal(row[head + 1 : head + 1 + inputs * hidden].reshape(hidden, inputs), first_layer.T)
+        assert np.array_equal(row[head + 1 + inputs * hidden :], network[head + 1 :])
     european = Ruleset.preset("european")
     any_plain = load_strategy("learned:any@heuristic").row(european)
+    head = len(any_plain) - _single_cells(any_plain) - 1
     for spec, least in [("learned:any", N.TANGENT_LONG), ("learned:any@tangent", N.TANGENT)]:
         any_guided = load_strategy(spec).row(european)
-        assert any_guided[len(any_plain)] == least and np.array_equal(any_guided[: len(any_plain)], any_plain)
+        assert any_guided[head] == least and np.array_equal(any_guided[:head], any_plain[:head])
+        assert np.array_equal(any_guided[len(any_guided) - _single_cells(any_plain):], any_plain[head + 1 :])
         assert np.array_equal(load_strategy(spec).for_rules(european).weights, any_guided)
 
 

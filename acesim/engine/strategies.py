@@ -37,7 +37,7 @@ from acesim.engine.model_files import (
 from acesim.engine.rules import Ruleset
 from acesim.kernels.choice import LEARNED, LINEAR, MARGIN_UNIT, MAX_WIDTH, RANDOM, Seats
 from acesim.kernels.evaluate import FEATURES, N_FEATURES
-from acesim.kernels.net import HARD_NET_TAG, HEADER, M_HIDDEN1, M_INPUTS, M_TAG, TANGENT, TANGENT_LONG
+from acesim.kernels.net import HEADER, M_HIDDEN1, M_INPUTS, TANGENT, TANGENT_LONG
 
 RANDOM_NAME = "random"
 # Scores add weight x feature over features of at most a few hundred; beyond
@@ -332,19 +332,18 @@ def playing_row(network: np.ndarray, tangent: float = 0.0) -> np.ndarray:
     """A network's row as the kernels play it: the network, then the ranker's weights (``net.ranker_of``),
     then, unless ``tangent`` is 0, the part that has its doubles beams of at least ``tangent`` dice rank
     by the network's tangent (``net.tangent_ranks``): that count and the first layer's weights
-    transposed (``net.tangent_start``).  A hard-sigmoid network's row always has that count (0: no
-    tangent) and ends with its first layer in single precision (``net.first_layer32``)."""
+    transposed (``net.tangent_start``).  The row always has that count (0: no tangent) and ends with the
+    first layer in single precision (``net.first_layer32``), whose rows the searches' plays add."""
     network = np.asarray(network, dtype=np.float64)
     tail = [_ranker_weights()]
     inputs, hidden = int(network[M_INPUTS]), int(network[M_HIDDEN1])
     first_layer = network[HEADER : HEADER + inputs * hidden].reshape(inputs, hidden)
     if tangent:
         tail += [np.array([float(tangent)]), first_layer.T.ravel()]
-    if network[M_TAG] == HARD_NET_TAG:
-        # its plays add the first layer's rows in single precision (net.first_layer32), two floats a cell
-        single = np.zeros(inputs * hidden + (inputs * hidden) % 2, dtype=np.float32)
-        single[: inputs * hidden] = first_layer.ravel()
-        tail += [np.zeros(0 if tangent else 1), single.view(np.float64)]
+    # two floats a cell
+    single = np.zeros(inputs * hidden + (inputs * hidden) % 2, dtype=np.float32)
+    single[: inputs * hidden] = first_layer.ravel()
+    tail += [np.zeros(0 if tangent else 1), single.view(np.float64)]
     return np.concatenate([network, *tail])
 
 

@@ -180,7 +180,7 @@ ESCAPES = _escape_table()
 # from: its first layer's sums, its scaled features and pip counts, and the position, at the offsets
 # below; and what ``set_tangent`` leaves for ``tangent_value``.  One array, not four: every call that takes a scratch counts a reference to each of its
 # arrays, atomically, and the searches and the rollouts make many such calls.
-# ``root32`` and ``h32`` are a hard-sigmoid network's first-layer sums in single precision (``play_outputs``).
+# ``root32`` and ``h32`` are the first-layer sums in single precision of the root and of a play (``play_outputs``).
 NetScratch = namedtuple("NetScratch", ["idx", "val", "h1", "h2", "y", "d1", "d2", "board", "summary", "feat",
                                        "exp_two", "exp_bits", "root", "root32", "h32"])
 
@@ -583,17 +583,58 @@ def _sigmoids(h, n, ns):
         h[j] = 1.0 / (1.0 + h[j] * two[j])
 
 
+# The same in single precision, for the first hidden layer of the plays a search scores
+# (``_outputs_from_root``): |r| <= ln(2) / 2 and e^r to degree 7 (the next term is below 6e-9
+# relative, a tenth of a float's last place), eight lanes to a vector where a double has four,
+# and a third of the polynomial.
+_INV_LN2_32 = np.float32(_INV_LN2)
+_LN2_HI32 = np.float32(0.693359375)  # ln 2 in two parts (Cody and Waite's), the first exact in few bits
+_LN2_LO32 = np.float32(-2.12194440e-4)
+_ROUNDER32 = np.float32(12582912.0)  # 1.5 * 2^23
+_ROUNDER32_BITS = np.int32(np.float32(12582912.0).view(np.int32))
+_INV_FACT32 = tuple(np.float32(c) for c in (1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720,
+                                            1.0 / 5040))
+
+
+@njit(cache=True, inline="always")
+def _sigmoids32(h32, h, n, ns):
+    """``h[:n] = 1 / (1 + exp(-h32[:n]))`` in single precision, as ``_sigmoids`` does in double; ``h32`` is
+    overwritten.  NaN stays NaN: the clamps below compare so that a NaN fails both."""
+    two = ns.exp_two.view(np.float32)
+    bits = ns.exp_bits.view(np.int32)
+    c = _INV_FACT32
+    for j in range(n):
+        x = -h32[j]
+        x = np.float32(-87.0) if x < np.float32(-87.0) else x
+        x = np.float32(88.0) if x > np.float32(88.0) else x
+        shifted = x * _INV_LN2_32 + _ROUNDER32
+        k = shifted - _ROUNDER32
+        r = (x - k * _LN2_HI32) - k * _LN2_LO32
+        h32[j] = c[0] + r * (c[1] + r * (c[2] + r * (c[3] + r * (c[4] + r * (c[5] + r * (c[6] + r * c[7]))))))
+        two[j] = shifted
+    for j in range(n):
+        bits[j] = (bits[j] - _ROUNDER32_BITS + np.int32(127)) << np.int32(23)
+    for j in range(n):
+        h[j] = np.float32(1.0) / (np.float32(1.0) + h32[j] * two[j])
+
+
 @njit(cache=True, inline="always")
 def _hidden_units(model, h, n, ns):
     """The activations of ``h[:n]``'s sums: logistic (``_sigmoids``), or hard sigmoid under ``HARD_NET_TAG``."""
     if model[M_TAG] == HARD_NET_TAG:
-        # selects, not min and max: Numba's min and max keep the loop from vectorizing (5 times the time)
-        for j in range(n):
-            x = 0.25 * h[j] + 0.5
-            x = x if x > 0.0 else 0.0
-            h[j] = x if x < 1.0 else 1.0
+        _hard_sigmoids(h, n)
     else:
         _sigmoids(h, n, ns)
+
+
+@njit(cache=True, inline="always")
+def _hard_sigmoids(h, n):
+    """``h[:n] = min(max(h[:n] / 4 + 1/2, 0), 1)``."""
+    # selects, not min and max: Numba's min and max keep the loop from vectorizing (5 times the time)
+    for j in range(n):
+        x = 0.25 * h[j] + 0.5
+        x = x if x > 0.0 else 0.0
+        h[j] = x if x < 1.0 else 1.0
 
 
 @njit(cache=True, inline="always")
@@ -669,13 +710,25 @@ def _add_rows32(w32, H1, idx, val, n, h):
 @njit(cache=True, inline="always")
 def _above_first(model, ns):
     """The activations from the first layer's sums in ``ns.h1`` on: hidden layers, then outputs into ``ns.y``."""
+    _hidden_units(model, ns.h1, int(model[M_HIDDEN1]), ns)
+    _above_hidden(model, ns, False)
+
+
+@njit(cache=True, inline="always")
+def _above_hidden(model, ns, played):
+    """The layers above the first hidden layer's activations in ``ns.h1``, outputs into ``ns.y``.
+
+    ``played``: a play a search scores (``_outputs_from_root``), whose logistic network sums each output in
+    four partial sums side by side; ``forward``, which training and the equity models run, adds the
+    units in order, as the networks were trained."""
     h1, h2, y = ns.h1, ns.h2, ns.y
     n_in = int(model[M_INPUTS])
     H1 = int(model[M_HIDDEN1])
     H2 = int(model[M_HIDDEN2])
     K = int(model[M_OUTPUTS])
     b1 = HEADER + n_in * H1
-    _hidden_units(model, h1, H1, ns)
+    hard = model[M_TAG] == HARD_NET_TAG
+    side_by_side = played and not hard
     pos = b1 + H1
     H = H1
     last = h1
@@ -706,10 +759,10 @@ def _above_first(model, ns):
         last = h2
     wo = pos
     bo = wo + H * K
-    if K == 2 and model[M_TAG] == HARD_NET_TAG and H % 4 == 0:
-        # Four partial sums per output, eight chains of additions side by side: the units' order
-        # of a logistic network's sums (below) is what its records are made of, a hard-sigmoid
-        # network has no such past.
+    if K == 2 and ((hard and H % 4 == 0) or side_by_side):
+        # Four partial sums per output, eight chains of additions side by side, where one chain
+        # waits on the last: a hard-sigmoid network's sums, and a logistic network's in the
+        # searches' plays (``forward`` keeps the units' order, which training is made of).
         w = model[wo : wo + 2 * H]
         a0 = a1 = a2 = a3 = c0 = c1 = c2 = c3 = 0.0
         for q in range(H // 4):
@@ -722,8 +775,47 @@ def _above_first(model, ns):
             c2 += last[j + 2] * w[2 * j + 5]
             a3 += last[j + 3] * w[2 * j + 6]
             c3 += last[j + 3] * w[2 * j + 7]
+        for j in range(H - H % 4, H):
+            a0 += last[j] * w[2 * j]
+            c0 += last[j] * w[2 * j + 1]
         y[0] = model[bo] + ((a0 + a1) + (a2 + a3))
         y[1] = model[bo + 1] + ((c0 + c1) + (c2 + c3))
+    elif K == SPLIT_POINTS and side_by_side:
+        w = model[wo : wo + 3 * H]
+        a0 = a1 = a2 = a3 = c0 = c1 = c2 = c3 = e0 = e1 = e2 = e3 = 0.0
+        for q in range(H // 4):
+            j = 4 * q
+            a0 += last[j] * w[3 * j]
+            c0 += last[j] * w[3 * j + 1]
+            e0 += last[j] * w[3 * j + 2]
+            a1 += last[j + 1] * w[3 * j + 3]
+            c1 += last[j + 1] * w[3 * j + 4]
+            e1 += last[j + 1] * w[3 * j + 5]
+            a2 += last[j + 2] * w[3 * j + 6]
+            c2 += last[j + 2] * w[3 * j + 7]
+            e2 += last[j + 2] * w[3 * j + 8]
+            a3 += last[j + 3] * w[3 * j + 9]
+            c3 += last[j + 3] * w[3 * j + 10]
+            e3 += last[j + 3] * w[3 * j + 11]
+        for j in range(H - H % 4, H):
+            a0 += last[j] * w[3 * j]
+            c0 += last[j] * w[3 * j + 1]
+            e0 += last[j] * w[3 * j + 2]
+        y[0] = model[bo] + ((a0 + a1) + (a2 + a3))
+        y[1] = model[bo + 1] + ((c0 + c1) + (c2 + c3))
+        y[2] = model[bo + 2] + ((e0 + e1) + (e2 + e3))
+    elif K == 1 and side_by_side:
+        w = model[wo : wo + H]
+        a0 = a1 = a2 = a3 = 0.0
+        for q in range(H // 4):
+            j = 4 * q
+            a0 += last[j] * w[j]
+            a1 += last[j + 1] * w[j + 1]
+            a2 += last[j + 2] * w[j + 2]
+            a3 += last[j + 3] * w[j + 3]
+        for j in range(H - H % 4, H):
+            a0 += last[j] * w[j]
+        y[0] = model[bo] + ((a0 + a1) + (a2 + a3))
     elif K == 2:
         # Both sums in one loop: each is still added in unit order, so each is the same to the
         # bit, but the two chains of dependent additions run side by side instead of one
@@ -863,8 +955,10 @@ def equity_of(model, board, view, rules, ns):
 # handful of points, the pip counts, some features.  ``set_root`` computes the first layer's sums of
 # the position the plays start from once; ``play_equity`` starts each play from them and adds only
 # the rows of the inputs the play changed, each times the change of its value (the incremental
-# accumulator of NNUE networks).  The sums agree with ``equity_of``'s to rounding (within 1e-13,
-# tests/test_learned.py), not to the bit: the rows are added in another order.  A search that knows a
+# accumulator of NNUE networks).  A play's sums, and a logistic network's first hidden layer, are in
+# single precision (``first_layer32``, ``_sigmoids32``): a search scores many plays and keeps one, and
+# its values agree with ``equity_of``'s double precision to about 1e-7 (tests/test_learned.py), which
+# changes a choice in about one game in several thousand (docs/learned.md, Speed).  A search that knows a
 # play's moves (``choice._net_two_dice``) lists the changes from them instead (``two_move_equity``):
 # the same list, without comparing every point and summarising both sides afresh.
 
@@ -902,10 +996,14 @@ def set_root(model, board, view, ns):
             h32[j] = np.float32(model[b1 + j])
         _add_rows32(w32, H1, ns.idx, ns.val, n, h32)
     else:
+        # the root's sums in double precision, then rounded once: its plays add their rows to them in
+        # single precision (``_outputs_from_root``)
         h = root[ROOT_H1 : ROOT_H1 + H1]
         for j in range(H1):
             h[j] = model[b1 + j]
         _add_rows(model, H1, ns.idx, ns.val, n, h)
+        for j in range(H1):
+            ns.root32[j] = np.float32(h[j])
     for s in range(2):
         _summarize_side(board, view, s, ns)
         for f in range(N_FEATURES):
@@ -993,19 +1091,17 @@ def _feature_changes(values, s, ns, n):
 def _outputs_from_root(model, ns, n):
     """The outputs into ``ns.y``: the root's first-layer sums plus the ``n`` listed changes, then the layers above."""
     H1 = int(model[M_HIDDEN1])
-    h = ns.h1
+    h, h32 = ns.h1, ns.h32
+    for j in range(H1):
+        h32[j] = ns.root32[j]
+    _add_rows32(first_layer32(model), H1, ns.idx, ns.val, n, h32)
     if model[M_TAG] == HARD_NET_TAG:
-        h32 = ns.h32
-        for j in range(H1):
-            h32[j] = ns.root32[j]
-        _add_rows32(first_layer32(model), H1, ns.idx, ns.val, n, h32)
         for j in range(H1):
             h[j] = h32[j]
+        _hard_sigmoids(h, H1)
     else:
-        for j in range(H1):
-            h[j] = ns.root[ROOT_H1 + j]
-        _add_rows(model, H1, ns.idx, ns.val, n, h)
-    _above_first(model, ns)
+        _sigmoids32(h32, h, H1, ns)
+    _above_hidden(model, ns, True)
 
 
 @njit(cache=True, _nrt=False, error_model=LAYER_ERRORS)
@@ -1331,7 +1427,7 @@ def tangent_start(model):
 
 @njit(cache=True, inline="always")
 def first_layer32(model):
-    """A hard-sigmoid network's first layer in single precision, which its playing row carries last
+    """A network's first layer in single precision, which its playing row carries last
     (``strategies.playing_row``): after the tangent part, whose first cell the row always has (0: no
     tangent), as ``[inputs x hidden1]`` floats packed two to a cell."""
     size = int(model[M_INPUTS]) * int(model[M_HIDDEN1])
@@ -1340,7 +1436,7 @@ def first_layer32(model):
         start += size  # the transposed first layer of the tangent
     start += 1
     if model.shape[0] < start + (size + 1) // 2:
-        raise ValueError("a hard-sigmoid network plays from a playing row (strategies.playing_row)")
+        raise ValueError("a network's plays are scored from a playing row (strategies.playing_row)")
     return model[start : start + (size + 1) // 2].view(np.float32)[:size]
 
 
