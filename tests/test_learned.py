@@ -456,6 +456,28 @@ def test_the_layers_logistic_function_is_the_librarys_to_rounding():
     N._sigmoids(far, len(far), ns)
     assert far.max() < 1e-307 and far.min() >= 0.0
 
+def test_a_plays_logistic_function_is_the_librarys_to_single_precision():
+    """``net._sigmoids32``, the plays' logistic function in single precision, is the logistic function of its
+    single-precision input: within four units in a float's last place wherever the value is a normal float,
+    within one float's spacing at 1 everywhere, at most the smallest normal float below those, and NaN for NaN."""
+    z32 = np.concatenate([np.linspace(-100, 100, 400_001), np.random.default_rng(7).normal(0, 6, 200_000),
+                          [0.0, -0.0, 1e-30, 87.0, -86.0, 90.0, -200.0, 200.0, np.nan]]).astype(np.float32)
+    with np.errstate(over="ignore"):
+        want = 1.0 / (1.0 + np.exp(-z32.astype(np.float64)))
+    ns = N.new_net_scratch()
+    got = np.empty(len(z32))
+    for start in range(0, len(z32), N.MAX_HIDDEN):
+        h32 = z32[start : start + N.MAX_HIDDEN].copy()
+        h = np.empty(len(h32))
+        N._sigmoids32(h32, h, len(h32), ns)
+        got[start : start + len(h)] = h
+    normal = want >= np.finfo(np.float32).tiny
+    assert np.isnan(got[-1]) and not np.isnan(got[:-1]).any()
+    assert (np.abs(got - want)[normal] / np.spacing(want[normal].astype(np.float32))).max() <= 4
+    assert np.abs(got - want)[~np.isnan(want)].max() <= np.spacing(np.float32(1.0))
+    assert (got[~normal & ~np.isnan(want)] <= np.finfo(np.float32).tiny).all()  # below the normal floats: 0 or nearly
+
+
 def test_encoding_of_the_other_view_is_the_flipped_board(boards):
     from acesim.kernels.board import flip
 
