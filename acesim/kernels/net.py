@@ -585,7 +585,7 @@ def _sigmoids(h, n, ns):
 
 # The same in single precision, for the first hidden layer of the plays a search scores
 # (``_outputs_from_root``): |r| <= ln(2) / 2 and e^r to degree 7 (the next term is below 6e-9
-# relative, a tenth of a float's last place), eight lanes to a vector where a double has four,
+# relative, a tenth of a float's last place), twice the lanes of a vector that a double has,
 # and a third of the polynomial.
 _INV_LN2_32 = np.float32(_INV_LN2)
 _LN2_HI32 = np.float32(0.693359375)  # ln 2 in two parts (Cody and Waite's), the first exact in few bits
