@@ -177,7 +177,7 @@ ESCAPES = _escape_table()
 # the logistic function's exponentials (``_sigmoids``: ``exp_bits`` is a view of
 # ``exp_two``'s doubles as integers).
 # ``root`` holds what ``set_root`` leaves for ``play_equity`` of the position a search's plays start
-# from: its first layer's sums, its scaled features and pip counts, and the position, at the offsets
+# from: its scaled features and pip counts and the position, at the offsets
 # below; and what ``set_tangent`` leaves for ``tangent_value``.  One array, not four: every call that takes a scratch counts a reference to each of its
 # arrays, atomically, and the searches and the rollouts make many such calls.
 # ``root32`` and ``h32`` are the first-layer sums in single precision of the root and of a play (``play_outputs``).
@@ -185,8 +185,7 @@ NetScratch = namedtuple("NetScratch", ["idx", "val", "h1", "h2", "y", "d1", "d2"
                                        "exp_two", "exp_bits", "root", "root32", "h32"])
 
 
-ROOT_H1 = 0
-ROOT_FEATURES = MAX_HIDDEN  # side s's feature f at ROOT_FEATURES + s * N_FEATURES + f
+ROOT_FEATURES = 0  # side s's feature f at ROOT_FEATURES + s * N_FEATURES + f
 ROOT_PIPS = ROOT_FEATURES + 2 * N_FEATURES
 ROOT_BOARD = ROOT_PIPS + 2
 ROOT_TANGENT = ROOT_BOARD + BOARD_SIZE  # ``set_tangent``'s gradient of the equity, one per input
@@ -996,9 +995,9 @@ def set_root(model, board, view, ns):
             h32[j] = np.float32(model[b1 + j])
         _add_rows32(w32, H1, ns.idx, ns.val, n, h32)
     else:
-        # the root's sums in double precision, then rounded once: its plays add their rows to them in
-        # single precision (``_outputs_from_root``)
-        h = root[ROOT_H1 : ROOT_H1 + H1]
+        # the root's sums in double precision (in the scratch's ``h1``), then rounded once: its plays add
+        # their rows to them in single precision (``_outputs_from_root``)
+        h = ns.h1
         for j in range(H1):
             h[j] = model[b1 + j]
         _add_rows(model, H1, ns.idx, ns.val, n, h)
