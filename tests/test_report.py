@@ -10,10 +10,12 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from acesim.analyses.equity import calibrate_probabilities, equity_models, positions
 from acesim.analyses.luck import bonus_choices
 from acesim.cli import app
 from acesim.engine.games import play_games, trace_games
 from acesim.engine.rules import Ruleset
+from acesim.kernels import dice_luck as LK, game_loop as K
 from acesim.runs.options import AnalysisOptions
 from acesim.runs.report import analysis_plan, build
 
@@ -103,6 +105,35 @@ def test_comparison_records_are_the_games_played_from_game_0():
     assert small.traced_for_records() == 40
     (result,) = build(small)
     pd.testing.assert_frame_equal(result.records, expected.iloc[:40])
+
+
+def test_calibration_holds_out_every_game_not_fitted_on_but_the_luck_games():
+    """The equity models are calibrated on the fit's last 20% (games 48 .. 59 here) and on every comparison
+    game after the luck games' (66 .. 149): the bins and Brier scores of calibrating both models on those
+    games' positions at once, and the model of the lower Brier score over them."""
+    plan = analysis_plan("bonus", ("bonus",), AnalysisOptions("european", games=150, equity_games=60,
+                                                            luck_games=6, seed=9))
+    (result,) = build(plan, workers=2)
+    rules = Ruleset.preset("european")
+    choice = equity_models(rules, "learned:any", 60, 9, traces=trace_games(rules, "learned:any", "learned:any", 9, 0, 60))
+    traces = trace_games(rules, "learned:any", "learned:any", 9, 0, 150)
+    frame = positions(traces)
+    held = ((frame["game"] >= 48) & (frame["game"] < 60) | (frame["game"] >= 66)).to_numpy()
+    test, boards = frame[held], traces.rolls[held, K.T_BOARD:]
+    expected = {
+        "logistic": calibrate_probabilities(choice.logistic.predict(test[list(LK.INPUTS)].to_numpy()),
+                                            test["won"].to_numpy(), choice.base_rate, test),
+        "learned": calibrate_probabilities(choice.learned.predict_boards(boards), test["won"].to_numpy(),
+                                           choice.base_rate, test),
+    }
+    assert test["game"].nunique() == 12 + 84 == result.equity_games
+    for name, c in expected.items():
+        got = result.calibration[result.calibration["model"] == name].reset_index(drop=True)
+        pd.testing.assert_frame_equal(got[list(c.bins.columns)], c.bins, check_exact=False, rtol=1e-12)
+        assert got["brier"].iloc[0] == pytest.approx(c.brier, rel=1e-12)
+    brier = {name: c.brier for name, c in expected.items()}
+    assert result.equity_model == min(brier, key=brier.get)
+    assert result.equity_positions == len(test)
 
 
 def test_report_speaks_first_in_words(report):

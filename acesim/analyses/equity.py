@@ -12,14 +12,14 @@ points-based scoring it still values wins, not points (stated in reports).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from acesim.analyses.logistic import LogisticFit, fit_logistic
 from acesim.common.errors import AcesimError
-from acesim.common.stats import per_game, ratio_ci
+from acesim.common.stats import ratio_ci
 from acesim.engine.games import Traces, trace_games
 from acesim.engine.model_files import load_model, model_path, shipped_for
 from acesim.engine.rules import Ruleset
@@ -104,6 +104,8 @@ class EquityChoice:
     calibrations: dict  # model name ("logistic", "learned") -> Calibration
     chosen: str
     learned: LearnedEquity | None = None
+    held_out: dict = field(default_factory=dict)  # model name -> the CalibrationSums its calibration came from
+    base_rate: float = float("nan")  # the fit's games' win rate: the constant predictor of the Brier score
 
     @property
     def model(self) -> EquityModel | LearnedEquity:
@@ -150,20 +152,39 @@ def equity_models(
     else:
         raise AcesimError(f"unknown equity model {equity!r}; use auto, logistic or learned:PATH")
     model, test, boards, base_rate = _fit(rules, strategy, games, seed, holdout, traces)
-    y = test["won"].to_numpy()
-    calibrations = {"logistic": calibrate_probabilities(model.predict(test[list(LK.INPUTS)].to_numpy()), y,
-                                                        base_rate, test)}
     learned = None
     if learned_model is not None:
         learned = LearnedEquity(rules.name, learned_model.path, learned_model.network(rules))
-        calibrations["learned"] = calibrate_probabilities(learned.predict_boards(boards), y, base_rate, test)
-    if equity == "logistic" or learned is None:
-        chosen = "logistic"
-    elif equity.startswith("learned:"):
-        chosen = "learned"
-    else:
-        chosen = "learned" if calibrations["learned"].brier < calibrations["logistic"].brier else "logistic"
-    return EquityChoice(model, calibrations, chosen, learned)
+    held_out = _sums_of(model, learned, test, boards, base_rate)
+    calibrations = {name: calibration_from_sums(sums) for name, sums in held_out.items()}
+    return EquityChoice(model, calibrations, chosen_model(equity, calibrations), learned, held_out, base_rate)
+
+
+def chosen_model(equity: str, calibrations: dict[str, Calibration]) -> str:
+    """The model ``equity`` (``auto``, ``logistic`` or ``learned:PATH``) asks for among the calibrated ones:
+    under ``auto`` the one of the lower Brier score."""
+    if equity == "logistic" or "learned" not in calibrations:
+        return "logistic"
+    if equity.startswith("learned:"):
+        return "learned"
+    return "learned" if calibrations["learned"].brier < calibrations["logistic"].brier else "logistic"
+
+
+def held_out_sums(choice: EquityChoice, traces: Traces) -> dict[str, CalibrationSums]:
+    """The calibration sums of each of ``choice``'s models over the positions of ``traces``: games the
+    logistic model was not fitted on, which a report adds to the fit's own held-out games."""
+    return _sums_of(choice.logistic, choice.learned, positions(traces), traces.rolls[:, K.T_BOARD :],
+                    choice.base_rate)
+
+
+def _sums_of(logistic: EquityModel, learned: LearnedEquity | None, test: pd.DataFrame, boards: np.ndarray,
+             base_rate: float) -> dict[str, CalibrationSums]:
+    """Each model's calibration sums over the positions ``test`` (their ``boards``)."""
+    y, games = test["won"].to_numpy(), test["game"].to_numpy()
+    sums = {"logistic": calibration_sums(logistic.predict(test[list(LK.INPUTS)].to_numpy()), y, base_rate, games)}
+    if learned is not None:
+        sums["learned"] = calibration_sums(learned.predict_boards(boards), y, base_rate, games)
+    return sums
 
 
 def fit_equity(
@@ -214,33 +235,78 @@ def calibrate(model: EquityModel, test: pd.DataFrame, base_rate: float) -> Calib
 
 
 def calibrate_probabilities(p: np.ndarray, y: np.ndarray, base_rate: float, test: pd.DataFrame) -> Calibration:
-    """Calibration of predictions ``p`` of outcomes ``y`` (the held-out positions ``test``).
+    """Calibration of predictions ``p`` of outcomes ``y`` (the held-out positions ``test``)."""
+    return calibration_from_sums(calibration_sums(p, y, base_rate, test["game"].to_numpy()))
+
+
+N_BINS = 10
+_EDGES = np.linspace(0, 1, N_BINS + 1)
+
+
+@dataclass(frozen=True)
+class CalibrationSums:
+    """What a calibration is made of, kept so that the parts of one set of held-out games add up
+    (``merged_sums``): a report measures its equity models over games played in many tasks."""
+
+    per_game: pd.DataFrame  # bin (0..9), game, positions, won: a row for each bin a game's positions fall in
+    predicted: np.ndarray  # the predictions summed in each bin
+    squared_error: float  # sum of (p - y)^2 over the positions
+    constant_error: float  # sum of (base rate - y)^2
+    positions: int
+
+
+def calibration_sums(p: np.ndarray, y: np.ndarray, base_rate: float, games: np.ndarray) -> CalibrationSums:
+    """The sums of a calibration of predictions ``p`` of outcomes ``y``, position ``i`` in game ``games[i]``."""
+    which = np.clip(np.digitize(p, _EDGES) - 1, 0, N_BINS - 1)
+    frames, predicted = [], np.zeros(N_BINS)
+    for b in range(N_BINS):
+        mask = which == b
+        if not mask.any():
+            continue
+        ids, inverse = np.unique(games[mask], return_inverse=True)
+        frames.append(pd.DataFrame({"bin": b, "game": ids, "positions": np.bincount(inverse),
+                                    "won": np.bincount(inverse, weights=y[mask]).astype(np.int64)}))
+        predicted[b] = float(p[mask].sum())
+    columns = {"bin": np.int64, "game": np.int64, "positions": np.int64, "won": np.int64}
+    per_game = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(columns))
+    return CalibrationSums(per_game.astype(columns), predicted, float(np.sum((p - y) ** 2)),
+                           float(np.sum((base_rate - y) ** 2)), len(p))
+
+
+def merged_sums(parts: Sequence[CalibrationSums]) -> CalibrationSums:
+    """One calibration's sums from those of disjoint sets of games."""
+    if len(parts) == 1:
+        return parts[0]
+    per_game = pd.concat([s.per_game for s in parts], ignore_index=True)
+    return CalibrationSums(per_game, np.sum([s.predicted for s in parts], axis=0),
+                           sum(s.squared_error for s in parts), sum(s.constant_error for s in parts),
+                           sum(s.positions for s in parts))
+
+
+def calibration_from_sums(sums: CalibrationSums) -> Calibration:
+    """Predicted against observed in ten bins of predicted probability, and the Brier scores.
 
     The positions of one game share its result, so a bin's observed win rate is a share over games
     (``common.stats.ratio_ci``), not over positions."""
-    edges = np.linspace(0, 1, 11)
-    which = np.clip(np.digitize(p, edges) - 1, 0, 9)
-    games = test["game"].to_numpy()
     rows = []
-    for b in range(10):
-        mask = which == b
-        n = int(mask.sum())
-        if n == 0:
-            continue
-        wins = int(y[mask].sum())
-        positions, won = per_game(games[mask], y[mask])
+    per_bin = sums.per_game.sort_values(["bin", "game"], kind="stable")
+    for b, part in per_bin.groupby("bin", sort=True):
+        positions = part["positions"].to_numpy(dtype=np.float64)
+        won = part["won"].to_numpy(dtype=np.float64)
+        n, wins = int(positions.sum()), int(won.sum())
         _, low, high = ratio_ci(won, positions)
         rows.append(
-            dict(bin=f"{edges[b]:.1f}-{edges[b + 1]:.1f}", n=n, games=len(positions),
-                 predicted=float(p[mask].mean()), observed=wins / n, observed_low=low, observed_high=high)
+            dict(bin=f"{_EDGES[b]:.1f}-{_EDGES[b + 1]:.1f}", n=n, games=len(positions),
+                 predicted=sums.predicted[b] / n, observed=wins / n, observed_low=low, observed_high=high)
         )
     bins = pd.DataFrame(rows)
-    reliability = float((bins["n"] * (bins["predicted"] - bins["observed"]) ** 2).sum() / len(p)) if len(p) else float("nan")
+    n = sums.positions
+    reliability = float((bins["n"] * (bins["predicted"] - bins["observed"]) ** 2).sum() / n) if n else float("nan")
     return Calibration(
         bins=bins,
-        brier=float(np.mean((p - y) ** 2)),
-        brier_constant=float(np.mean((base_rate - y) ** 2)),
-        positions=len(test),
-        games=int(test["game"].nunique()),
+        brier=sums.squared_error / n if n else float("nan"),
+        brier_constant=sums.constant_error / n if n else float("nan"),
+        positions=n,
+        games=int(sums.per_game["game"].nunique()),
         reliability=reliability,
     )

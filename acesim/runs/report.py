@@ -20,7 +20,14 @@ import pandas as pd
 from acesim import __version__
 from acesim.analyses import bonus as B, compare as C
 from acesim.analyses.elo import bradley_terry, skill_spread
-from acesim.analyses.equity import equity_models
+from acesim.analyses.equity import (
+    EquityChoice,
+    calibration_from_sums,
+    chosen_model,
+    equity_models,
+    held_out_sums,
+    merged_sums,
+)
 from acesim.analyses.luck import FORMULAS, bonus_choices, luck_summary, trace_luck
 from acesim.common import files as io
 from acesim.common.cluster import backend_for
@@ -52,7 +59,7 @@ class ReportPlan:
     rulesets: tuple[Ruleset, ...]
     strategy: str = AnalysisOptions.strategy
     games: int = AnalysisOptions.games
-    equity_games: int = 2_000  # self-play games the equity model is fitted on (20% held out)
+    equity_games: int = 2_000  # self-play games the equity model is fitted on (its last 20% held out)
     luck_games: int = 300  # games whose every roll is valued (per-roll luck, roll values)
     ladder_games: int = 200  # games per pairing and seat order in the skill ladder
     ladder_strategies: tuple[str, ...] = ("random", "racer", "safe", "blocker", "expert", "best")
@@ -188,7 +195,8 @@ class RuleSetResult:
     equity_model: str = ""  # the one the luck and roll values use
     brier: float = float("nan")
     brier_constant: float = float("nan")
-    equity_positions: int = 0
+    equity_positions: int = 0  # the held-out positions the equity models are calibrated on
+    equity_games: int = 0  # and their games
     rolls: pd.DataFrame | None = None
     # the double played after each 1-2 of every traced game, the equity fit's and the luck games', and
     # its phase: counting the luck games' alone would leave most of the traced choices out
@@ -203,6 +211,7 @@ class RuleSetResult:
 
 STAGES = {  # what a progress note says a finished task was
     "games": "comparison games",
+    "held-out games": "comparison games",
     "equity": "equity-fit games",
     "ladder": "ladder games",
     "luck": "luck games",
@@ -222,6 +231,15 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
     if stage == "games":
         first, n = args
         return play_games(rules, n, plan.seed, s, s, first_game=first)
+    if stage == "held-out games":
+        # comparison games played once the equity models are fitted: their positions calibrate them too
+        first, n, equity = args
+        try:
+            traces = trace_games(rules, s, s, plan.seed, first, n)
+        except AcesimError:
+            # no game of this chunk could be traced: the finished ones were too long to keep
+            return play_games(rules, n, plan.seed, s, s, first_game=first), None
+        return _traced_records(plan, rules, traces, first, n), held_out_sums(equity, traces)
     if stage == "equity":
         traces = trace_games(rules, s, s, plan.seed, 0, plan.equity_games)
         choice = equity_models(rules, s, plan.equity_games, plan.seed, plan.equity, among=plan.rulesets,
@@ -232,7 +250,7 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
         (match,) = ladder(rules, [x, y], plan.ladder_games, plan.seed, workers=1)
         return match
     if stage == "luck":
-        first, n, model = args
+        first, n, equity = args
         # the luck games follow the equity model's games: the model never saw them
         first += plan.equity_games
         try:
@@ -242,7 +260,7 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
             records = play_games(rules, n, plan.seed, s, s, first_game=first)
             kept = records.iloc[: max(0, plan.traced_for_records() - first)]
             return None, None, int((records["unfinished"] == 0).sum()), kept if len(kept) else None
-        rolls, games = trace_luck(rules, traces, s, s, model)
+        rolls, games = trace_luck(rules, traces, s, s, equity.model)
         return rolls, games, traces.too_long, _comparison_records(plan, rules, traces, first, n)
     if stage == "elo":
         (table,) = args
@@ -256,8 +274,11 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
 def _comparison_records(plan: ReportPlan, rules: Ruleset, traces: Traces, first: int, n: int) -> pd.DataFrame | None:
     """The records of those of traced games ``first .. first + n - 1`` that the comparison holds, or None."""
     n = min(n, plan.traced_for_records() - first)
-    if n <= 0:
-        return None
+    return _traced_records(plan, rules, traces, first, n) if n > 0 else None
+
+
+def _traced_records(plan: ReportPlan, rules: Ruleset, traces: Traces, first: int, n: int) -> pd.DataFrame:
+    """The records of games ``first .. first + n - 1``, from ``traces`` (those it left out played again)."""
     s = load_strategy(plan.player)
     return records_frame(traced_records(traces, rules, s, s, plan.seed, first, n), rules, s, s, plan.seed, first)
 
@@ -301,18 +322,22 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
         if plan.needs("luck"):
             first += [("ladder", i, pair, 2 * plan.ladder_games)
                       for i, rules in enumerate(plan.rulesets) for pair in combinations(plan.ladder_for(rules), 2)]
-        if plan.needs("compare", "bonus"):
-            traced = plan.traced_for_records()
-            size = default_chunk_size(max(1, plan.games - traced), workers, dask)
-            first += [("games", i, (g, n), n) for i in range(len(plan.rulesets))
-                      for g, n in _chunks(traced, plan.games, size)]
+        # With the equity models fitted first, the comparison's games are played after them, traced, and
+        # their positions calibrate the models too: every game the logistic model was not fitted on but
+        # the luck games, which need the model chosen by that calibration, is held out.
+        traced = plan.traced_for_records()
+        size = default_chunk_size(max(1, plan.games - traced), workers, dask)
+        comparison = _chunks(traced, plan.games, size) if plan.needs("compare", "bonus") else []
+        if not plan.needs("bonus", "luck"):  # no equity model: the comparison's games alone, untraced
+            first += [("games", i, (g, n), n) for i in range(len(plan.rulesets)) for g, n in comparison]
         played = run(first)
         # the comparison's records, each in game order: those of the equity fit's and the luck games'
         # traces, then those of the games played for the comparison alone
         from_traces: dict[int, list] = {i: [] for i in range(len(plan.rulesets))}
         from_play: dict[int, list] = {}
         matches: dict[int, list] = {}
-        models = {}
+        models: dict[int, EquityChoice] = {}
+        sums: dict[int, list] = {}  # each rule set's calibration sums, a dict (model name -> sums) a part
         for (stage, i, _args, _), out in zip(first, played):
             r = results[i]
             if stage == "games":
@@ -322,31 +347,30 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
             elif stage == "equity":
                 equity, r.choices, kept = out
                 from_traces[i].append(kept)
-                models[i] = equity.model
-                calibration = equity.calibration
-                r.calibration = pd.concat(
-                    [c.bins.assign(model=name, brier=c.brier, reliability=c.reliability)
-                     for name, c in equity.calibrations.items()]
-                )
-                r.equity_model = equity.chosen
-                r.brier, r.brier_constant = calibration.brier, calibration.brier_constant
-                r.equity_positions = calibration.positions
+                # the tasks need the models, not the fit's calibration
+                models[i] = dataclasses.replace(equity, calibrations={}, held_out={})
+                sums[i] = [equity.held_out]
         second: list[tuple] = []
         for i, rules in enumerate(plan.rulesets):
             if i in matches:
                 strategies = [load_strategy(x) for x in plan.ladder_for(rules)]
                 results[i].ladder = ladder_table(matches[i], strategies)
                 second.append(("elo", i, (results[i].ladder,), 0))
-        for i in models:  # luck games are slow: small chunks, no Dask minimum
-            second += [("luck", i, (g, n, models[i]), n)
-                       for g, n in _chunks(0, plan.luck_games, default_chunk_size(plan.luck_games, workers))]
-        valued: dict[int, list] = {}
+        second += [("held-out games", i, (g, n, models[i]), n) for i in models for g, n in comparison]
         for (stage, i, _args, _), out in zip(second, run(second)):
             if stage == "elo":
                 results[i].elo = out
             else:
-                valued.setdefault(i, []).append(out)
-        for i, parts in valued.items():
+                records, part = out
+                from_play.setdefault(i, []).append(records)
+                if part is not None:
+                    sums[i].append(part)
+        for i, parts in sums.items():
+            models[i] = dataclasses.replace(models[i], chosen=_calibrate(results[i], parts, plan.equity))
+        # luck games are slow: small chunks, no Dask minimum
+        third = [("luck", i, (g, n, models[i]), n) for i in models
+                 for g, n in _chunks(0, plan.luck_games, default_chunk_size(plan.luck_games, workers))]
+        for i, parts in _by_rule_set(third, run(third)).items():
             r = results[i]
             traced = [(rolls, games) for rolls, games, _, _ in parts if rolls is not None]
             if not traced:
@@ -363,10 +387,33 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
                 results[i].records = pd.concat(frames, ignore_index=True)
         # each rule set's bonus model on a worker, beside the others
         if plan.needs("bonus"):
-            third = [("bonus", i, (r.records,), 0) for i, r in enumerate(results)]
-            for (_, i, _, _), out in zip(third, run(third)):
+            fourth = [("bonus", i, (r.records,), 0) for i, r in enumerate(results)]
+            for (_, i, _, _), out in zip(fourth, run(fourth)):
                 results[i].bonus_model = out
     return results
+
+
+def _by_rule_set(tasks: list[tuple], outs: list) -> dict[int, list]:
+    """The tasks' results, those of each rule set in task order."""
+    by: dict[int, list] = {}
+    for (_stage, i, _args, _), out in zip(tasks, outs):
+        by.setdefault(i, []).append(out)
+    return by
+
+
+def _calibrate(r: RuleSetResult, parts: list[dict], equity: str) -> str:
+    """``r``'s calibration of each equity model over all its held-out games, from the parts' sums; the
+    model ``equity`` asks for (under ``auto`` the one of the lower Brier score over them), which it returns."""
+    calibrations = {name: calibration_from_sums(merged_sums([part[name] for part in parts])) for name in parts[0]}
+    r.calibration = pd.concat(
+        [c.bins.assign(model=name, brier=c.brier, reliability=c.reliability) for name, c in calibrations.items()]
+    )
+    r.equity_model = chosen_model(equity, calibrations)
+    chosen = calibrations[r.equity_model]
+    r.brier, r.brier_constant = chosen.brier, chosen.brier_constant
+    r.equity_positions = chosen.positions
+    r.equity_games = chosen.games
+    return r.equity_model
 
 
 # --- tables ---------------------------------------------------------------------------
@@ -426,7 +473,7 @@ def tables(plan: ReportPlan, results: list[RuleSetResult]) -> dict[str, pd.DataF
         out["calibration"] = pd.concat([r.calibration.assign(rules=r.rules.name) for r in results])
         out["luck"] = pd.DataFrame(
             [dict(r.luck, equity_model=r.equity_model, brier=r.brier, brier_constant=r.brier_constant,
-                  equity_positions=r.equity_positions,
+                  equity_positions=r.equity_positions, equity_games=r.equity_games,
                   games_too_long_to_trace=r.too_long) for r in results]
         )
     if plan.needs("luck"):
@@ -654,7 +701,8 @@ def _method_lines(plan: ReportPlan) -> list[str]:
         "",
         f"Sizes per rule set: {plan.games:,} games for the comparison and the bonus-roll figures "
         f"(common random numbers: game i has the same dice stream under every rule set); "
-        f"{plan.equity_games:,} games to fit the equity model (the last 20% held out for its calibration); "
+        f"{plan.equity_games:,} games to fit the equity model (on their first 80%; both equity models are "
+        f"calibrated on all the comparison's other games, the luck games apart); "
         f"{plan.luck_games:,} further games whose every roll is valued against all 21 rolls (the double "
         f"chosen after a 1-2, by phase, is counted over these and the equity model's games); "
         f"{plan.ladder_games:,} games per pairing and seat order in the skill ladder of "
@@ -673,7 +721,7 @@ def _method_lines(plan: ReportPlan) -> list[str]:
         "* `V(s)`: the win probability of the side on roll (under every scoring rule), from one of two "
         "equity models: a logistic model on the features of both sides and both pip counts, fitted here, "
         "or the learned network shipped for the rule set (TD(λ) self-play, `acesim train`); both are "
-        f"scored on the same held-out games and the report uses {'the one of the lower Brier score (both shown in the calibration chart)' if plan.equity == 'auto' else '`' + plan.equity + '`'}. `W(s, r)`: the value "
+        f"scored on the same held-out games (the comparison's games the logistic model was not fitted on, the luck games apart) and the report uses {'the one of the lower Brier score over them (both shown in the calibration chart)' if plan.equity == 'auto' else '`' + plan.equity + '`'}. `W(s, r)`: the value "
         "after the strategy plays roll r in s, its bonus included (1-2: the chosen double; roll-die: "
         "the six dice averaged), then V if the mover rolls again, else 1 − V of the opponent's view.",
         "* Relative skill `RS = (W(strongest vs random) − 0.5) / (W_bound − 0.5)`, the strongest player being "
