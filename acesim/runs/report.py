@@ -198,8 +198,9 @@ class RuleSetResult:
     equity_positions: int = 0  # the held-out positions the equity models are calibrated on
     equity_games: int = 0  # and their games
     rolls: pd.DataFrame | None = None
-    # the double played after each 1-2 of every traced game, the equity fit's and the luck games', and
-    # its phase: counting the luck games' alone would leave most of the traced choices out
+    # the double played after each 1-2 of every traced game (the equity fit's, the luck games' and, when
+    # the comparison's games calibrate the equity models, theirs), and its phase: counting the luck
+    # games' alone would leave most of the choices out
     choices: pd.DataFrame | None = None
     luck_games: pd.DataFrame | None = None
     luck: dict = field(default_factory=dict)
@@ -238,8 +239,8 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
             traces = trace_games(rules, s, s, plan.seed, first, n)
         except AcesimError:
             # no game of this chunk could be traced: the finished ones were too long to keep
-            return play_games(rules, n, plan.seed, s, s, first_game=first), None
-        return _traced_records(plan, rules, traces, first, n), held_out_sums(equity, traces)
+            return play_games(rules, n, plan.seed, s, s, first_game=first), None, None
+        return _traced_records(plan, rules, traces, first, n), held_out_sums(equity, traces), bonus_choices(traces)
     if stage == "equity":
         traces = trace_games(rules, s, s, plan.seed, 0, plan.equity_games)
         choice = equity_models(rules, s, plan.equity_games, plan.seed, plan.equity, among=plan.rulesets,
@@ -361,10 +362,11 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
             if stage == "elo":
                 results[i].elo = out
             else:
-                records, part = out
+                records, part, choices = out
                 from_play.setdefault(i, []).append(records)
                 if part is not None:
                     sums[i].append(part)
+                    results[i].choices = pd.concat([results[i].choices, choices], ignore_index=True)
         for i, parts in sums.items():
             models[i] = dataclasses.replace(models[i], chosen=_calibrate(results[i], parts, plan.equity))
         # luck games are slow: small chunks, no Dask minimum
@@ -694,6 +696,13 @@ def _glossary_lines() -> list[str]:
     return [f"* **{term}**: {meaning}." for term, meaning in GLOSSARY]
 
 
+def _choices_counted(plan: ReportPlan) -> str:
+    """Which games the doubles chosen after a 1-2 are counted over (``build``)."""
+    if plan.needs("compare", "bonus") and plan.games > plan.traced_for_records():
+        return "every game of the comparison"
+    return "these and the equity model's games"
+
+
 def _method_lines(plan: ReportPlan) -> list[str]:
     """How the figures were made: the command, the sample sizes, the intervals and the formulas."""
     return [
@@ -704,7 +713,7 @@ def _method_lines(plan: ReportPlan) -> list[str]:
         f"{plan.equity_games:,} games to fit the equity model (on their first 80%; both equity models are "
         f"calibrated on all the comparison's other games, the luck games apart); "
         f"{plan.luck_games:,} further games whose every roll is valued against all 21 rolls (the double "
-        f"chosen after a 1-2, by phase, is counted over these and the equity model's games); "
+        f"chosen after a 1-2, by phase, is counted over {_choices_counted(plan)}); "
         f"{plan.ladder_games:,} games per pairing and seat order in the skill ladder of "
         f"{', '.join(plan.ladder_strategies)}.",
         "",
