@@ -19,7 +19,7 @@ import pandas as pd
 
 from acesim.analyses.logistic import LogisticFit, fit_logistic
 from acesim.common.errors import AcesimError
-from acesim.common.stats import ratio_ci
+from acesim.common.stats import per_game, ratio_ci
 from acesim.engine.games import Traces, trace_games
 from acesim.engine.model_files import load_model, model_path, shipped_for
 from acesim.engine.rules import Ruleset
@@ -248,39 +248,41 @@ class CalibrationSums:
     """What a calibration is made of, kept so that the parts of one set of held-out games add up
     (``merged_sums``): a report measures its equity models over games played in many tasks."""
 
-    per_game: pd.DataFrame  # bin (0..9), game, positions, won: a row for each bin a game's positions fall in
+    # per bin, the positions and the wins of each game that has positions in it (``per_game``)
+    positions_per_game: tuple[np.ndarray, ...]
+    won_per_game: tuple[np.ndarray, ...]
     predicted: np.ndarray  # the predictions summed in each bin
     squared_error: float  # sum of (p - y)^2 over the positions
     constant_error: float  # sum of (base rate - y)^2
     positions: int
+    games: int
 
 
 def calibration_sums(p: np.ndarray, y: np.ndarray, base_rate: float, games: np.ndarray) -> CalibrationSums:
     """The sums of a calibration of predictions ``p`` of outcomes ``y``, position ``i`` in game ``games[i]``."""
     which = np.clip(np.digitize(p, _EDGES) - 1, 0, N_BINS - 1)
-    frames, predicted = [], np.zeros(N_BINS)
+    positions, won, predicted = [], [], np.zeros(N_BINS)
     for b in range(N_BINS):
         mask = which == b
-        if not mask.any():
-            continue
-        ids, inverse = np.unique(games[mask], return_inverse=True)
-        frames.append(pd.DataFrame({"bin": b, "game": ids, "positions": np.bincount(inverse),
-                                    "won": np.bincount(inverse, weights=y[mask]).astype(np.int64)}))
+        counts, wins = per_game(games[mask], y[mask])
+        positions.append(counts)
+        won.append(wins)
         predicted[b] = float(p[mask].sum())
-    columns = {"bin": np.int64, "game": np.int64, "positions": np.int64, "won": np.int64}
-    per_game = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(columns))
-    return CalibrationSums(per_game.astype(columns), predicted, float(np.sum((p - y) ** 2)),
-                           float(np.sum((base_rate - y) ** 2)), len(p))
+    return CalibrationSums(tuple(positions), tuple(won), predicted, float(np.sum((p - y) ** 2)),
+                           float(np.sum((base_rate - y) ** 2)), len(p), len(np.unique(games)))
 
 
 def merged_sums(parts: Sequence[CalibrationSums]) -> CalibrationSums:
     """One calibration's sums from those of disjoint sets of games."""
     if len(parts) == 1:
         return parts[0]
-    per_game = pd.concat([s.per_game for s in parts], ignore_index=True)
-    return CalibrationSums(per_game, np.sum([s.predicted for s in parts], axis=0),
-                           sum(s.squared_error for s in parts), sum(s.constant_error for s in parts),
-                           sum(s.positions for s in parts))
+    return CalibrationSums(
+        tuple(np.concatenate([s.positions_per_game[b] for s in parts]) for b in range(N_BINS)),
+        tuple(np.concatenate([s.won_per_game[b] for s in parts]) for b in range(N_BINS)),
+        np.sum([s.predicted for s in parts], axis=0),
+        sum(s.squared_error for s in parts), sum(s.constant_error for s in parts),
+        sum(s.positions for s in parts), sum(s.games for s in parts),
+    )
 
 
 def calibration_from_sums(sums: CalibrationSums) -> Calibration:
@@ -289,11 +291,11 @@ def calibration_from_sums(sums: CalibrationSums) -> Calibration:
     The positions of one game share its result, so a bin's observed win rate is a share over games
     (``common.stats.ratio_ci``), not over positions."""
     rows = []
-    per_bin = sums.per_game.sort_values(["bin", "game"], kind="stable")
-    for b, part in per_bin.groupby("bin", sort=True):
-        positions = part["positions"].to_numpy(dtype=np.float64)
-        won = part["won"].to_numpy(dtype=np.float64)
+    for b in range(N_BINS):
+        positions, won = sums.positions_per_game[b], sums.won_per_game[b]
         n, wins = int(positions.sum()), int(won.sum())
+        if n == 0:
+            continue
         _, low, high = ratio_ci(won, positions)
         rows.append(
             dict(bin=f"{_EDGES[b]:.1f}-{_EDGES[b + 1]:.1f}", n=n, games=len(positions),
@@ -307,6 +309,6 @@ def calibration_from_sums(sums: CalibrationSums) -> Calibration:
         brier=sums.squared_error / n if n else float("nan"),
         brier_constant=sums.constant_error / n if n else float("nan"),
         positions=n,
-        games=int(sums.per_game["game"].nunique()),
+        games=sums.games,
         reliability=reliability,
     )
