@@ -101,15 +101,19 @@ class EquityChoice:
     """The equity models of one rule set, each calibrated on the same held-out games, and the one used."""
 
     logistic: EquityModel
-    calibrations: dict  # model name ("logistic", "learned") -> Calibration
     chosen: str
     learned: LearnedEquity | None = None
-    held_out: dict = field(default_factory=dict)  # model name -> the CalibrationSums its calibration came from
+    held_out: dict = field(default_factory=dict)  # model name ("logistic", "learned") -> its CalibrationSums
     base_rate: float = float("nan")  # the fit's games' win rate: the constant predictor of the Brier score
 
     @property
     def model(self) -> EquityModel | LearnedEquity:
         return self.learned if self.chosen == "learned" else self.logistic
+
+    @property
+    def calibrations(self) -> dict[str, Calibration]:
+        """Each model's calibration on the held-out games, by name."""
+        return {name: calibration_from_sums(sums) for name, sums in self.held_out.items()}
 
     @property
     def calibration(self) -> Calibration:
@@ -157,7 +161,7 @@ def equity_models(
         learned = LearnedEquity(rules.name, learned_model.path, learned_model.network(rules))
     held_out = _sums_of(model, learned, test, boards, base_rate)
     calibrations = {name: calibration_from_sums(sums) for name, sums in held_out.items()}
-    return EquityChoice(model, calibrations, chosen_model(equity, calibrations), learned, held_out, base_rate)
+    return EquityChoice(model, chosen_model(equity, calibrations), learned, held_out, base_rate)
 
 
 def chosen_model(equity: str, calibrations: dict[str, Calibration]) -> str:

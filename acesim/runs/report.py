@@ -349,7 +349,7 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
                 equity, r.choices, kept = out
                 from_traces[i].append(kept)
                 # the tasks need the models, not the fit's calibration
-                models[i] = dataclasses.replace(equity, calibrations={}, held_out={})
+                models[i] = dataclasses.replace(equity, held_out={})
                 sums[i] = [equity.held_out]
         second: list[tuple] = []
         for i, rules in enumerate(plan.rulesets):
