@@ -8,6 +8,7 @@ two rows of a game are mirror images, so resampling keeps them together.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Literal
 
@@ -16,7 +17,7 @@ import pandas as pd
 
 from acesim.analyses.logistic import ONE_BLAS_THREAD, fit_logistic, information, sigmoid
 from acesim.common.errors import AcesimError
-from acesim.common.stats import Z95, mean_ci, per_game, ratio_ci, ratio_mean_ci, wilson
+from acesim.common.stats import Z95, mean_ci, per_game, ratio_ci, ratio_mean_ci, ratio_variance, wilson
 
 Difference = Literal["doubles_diff", "one_two_diff"]
 DIFFERENCES: tuple[str, ...] = ("doubles_diff", "one_two_diff")
@@ -412,17 +413,24 @@ def chosen_doubles_by_phase(rolls: pd.DataFrame) -> pd.DataFrame:
                                       "ci95_high"])
 
 
-def roll_values(rolls: pd.DataFrame) -> pd.DataFrame:
+def roll_values(rolls: pd.DataFrame, auxiliary: tuple[np.ndarray, np.ndarray] | None = None) -> pd.DataFrame:
     """The equity value of each of the 21 rolls (docs/statistics.md): its mean gain over the average roll.
 
-    For roll ``r`` the value is the mean over the traced states of ``W(s, r) -
-    sum_r' p(r') W(s, r')`` (``rolls`` from ``analyses.luck.trace_luck``;
-    opening states are left out, their dice cannot be doubles).  The states of
-    one game are not independent (a race makes every double worth more for the
-    rest of it), so the game is the sampling unit: the mean is a ratio over
-    games and its interval ``common.stats.ratio_mean_ci``'s.
+    For roll ``r`` the value is the mean over the valued states of ``W(s, r) -
+    sum_r' p(r') W(s, r')`` (``rolls`` from ``analyses.luck.trace_luck`` or
+    ``analyses.luck.roll_states``; opening states are left out, their dice cannot
+    be doubles).  The states of one game are not independent (a race makes every
+    double worth more for the rest of it), so the game is the sampling unit: the
+    mean is a ratio over games and its interval ``common.stats.ratio_mean_ci``'s.
+
+    With ``auxiliary``, the states are a sample of the positions of a larger set of games, whose covariates
+    (the ``c_`` columns of ``rolls``, ``analyses.luck.ROLL_COVARIATES``) are known for every position:
+    ``(their sums per game, the positions per game)``.  The value is then the regression estimator
+    ``ȳ + β·(x̄_all − x̄)`` (``_regression_values``), whose interval is narrower by what the covariates
+    explain.
     Columns: ``die_1``, ``die_2`` (die_1 <= die_2), ``value``, ``ci95_low``,
-    ``ci95_high``, ``states``, ``games``, ``win_probability`` (the mean W itself).
+    ``ci95_high``, ``states``, ``games``, ``win_probability`` (the mean W itself), ``covariate_positions``
+    (the positions the covariates' means are over; 0 without ``auxiliary``).
     """
     states = rolls[~rolls["opening"]]
     n = len(states)
@@ -431,13 +439,50 @@ def roll_values(rolls: pd.DataFrame) -> pd.DataFrame:
     if n_games < 2:
         raise AcesimError(f"roll values need traced states of at least 2 games, got {n_games}")
     pairs = [(a, b) for a in FACES for b in FACES if a <= b]
-    gains = [(states[f"w_{a}{b}"] - states["w_mean"]).to_numpy() for a, b in pairs]
-    counts, *sums = per_game(games, *gains)
+    gains = np.column_stack([(states[f"w_{a}{b}"] - states["w_mean"]).to_numpy() for a, b in pairs])
+    if auxiliary is None:
+        counts, *sums = per_game(games, *gains.T)
+        intervals = [ratio_mean_ci(per_game_gain, counts) for per_game_gain in sums]
+        positions = 0
+    else:
+        covariates = states[[c for c in states.columns if c.startswith("c_")]].to_numpy()
+        intervals = _regression_values(gains, covariates, games, *auxiliary)
+        positions = int(auxiliary[1].sum())
     out = []
-    for (a, b), per_game_gain in zip(pairs, sums):
-        mean, low, high = ratio_mean_ci(per_game_gain, counts)
+    for k, (a, b) in enumerate(pairs):
+        mean, low, high = intervals[k]
         out.append(
             {"die_1": a, "die_2": b, "value": mean, "ci95_low": low, "ci95_high": high,
-             "states": n, "games": n_games, "win_probability": float(states[f"w_{a}{b}"].mean())}
+             "states": n, "games": n_games, "win_probability": float(states[f"w_{a}{b}"].mean()),
+             "covariate_positions": positions}
         )
     return pd.DataFrame(out)
+
+
+def _regression_values(y: np.ndarray, x: np.ndarray, games: np.ndarray, sums_all: np.ndarray,
+                       counts_all: np.ndarray) -> list[tuple[float, float, float]]:
+    """``(estimate, low, high)`` of the mean of each column of ``y`` over every position of the games behind
+    ``sums_all`` and ``counts_all``, from a sample of them (``y``, its covariates ``x``, their ``games``).
+
+    The regression estimator of double sampling (Cochran, *Sampling Techniques*, 12.6): ``ȳ + β·(x̄_all −
+    x̄)``, ``β`` the least-squares slopes of ``y`` on ``x`` in the sample.  Its variance is that of the
+    residuals' mean over the sample plus that of ``β·x̄_all``, each with games as clusters (the delta method
+    of ``ratio_variance``); the residuals' is scaled by ``n / (n − p)`` for the ``p`` coefficients fitted.
+    """
+    n = len(y)
+    x_mean = x.mean(axis=0)
+    design = np.column_stack([np.ones(n), x - x_mean])
+    beta, _, rank, _ = np.linalg.lstsq(design, y, rcond=None)
+    residuals = y - design @ beta
+    if n <= rank:
+        raise AcesimError(f"roll values from {n} sampled states cannot be regressed on {rank - 1} covariates")
+    counts, *residual_sums = per_game(games, *residuals.T)
+    shift = sums_all.sum(axis=0) / counts_all.sum() - x_mean
+    out = []
+    for k in range(y.shape[1]):
+        _, var_sample, _ = ratio_variance(residual_sums[k], counts)
+        _, var_all, _ = ratio_variance(sums_all @ beta[1:, k], counts_all)
+        estimate = float(y[:, k].mean() + shift @ beta[1:, k])
+        half = Z95 * math.sqrt(var_sample * n / (n - rank) + var_all)
+        out.append((estimate, estimate - half, estimate + half))
+    return out

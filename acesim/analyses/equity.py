@@ -174,20 +174,22 @@ def chosen_model(equity: str, calibrations: dict[str, Calibration]) -> str:
     return "learned" if calibrations["learned"].brier < calibrations["logistic"].brier else "logistic"
 
 
-def held_out_sums(choice: EquityChoice, traces: Traces) -> dict[str, CalibrationSums]:
-    """The calibration sums of each of ``choice``'s models over the positions of ``traces``: games the
-    logistic model was not fitted on, which a report adds to the fit's own held-out games."""
-    return _sums_of(choice.logistic, choice.learned, positions(traces), traces.rolls[:, K.T_BOARD :],
-                    choice.base_rate)
+def held_out_sums(choice: EquityChoice, test: pd.DataFrame, boards: np.ndarray,
+                  learned_p: np.ndarray | None = None) -> dict[str, CalibrationSums]:
+    """The calibration sums of each of ``choice``'s models over the positions ``test`` (``positions`` of
+    traced games the logistic model was not fitted on, which a report adds to the fit's own held-out games)
+    and their ``boards``; ``learned_p``: the learned model's predictions of them, when the caller has them."""
+    return _sums_of(choice.logistic, choice.learned, test, boards, choice.base_rate, learned_p)
 
 
 def _sums_of(logistic: EquityModel, learned: LearnedEquity | None, test: pd.DataFrame, boards: np.ndarray,
-             base_rate: float) -> dict[str, CalibrationSums]:
+             base_rate: float, learned_p: np.ndarray | None = None) -> dict[str, CalibrationSums]:
     """Each model's calibration sums over the positions ``test`` (their ``boards``)."""
     y, games = test["won"].to_numpy(), test["game"].to_numpy()
     sums = {"logistic": calibration_sums(logistic.predict(test[list(LK.INPUTS)].to_numpy()), y, base_rate, games)}
     if learned is not None:
-        sums["learned"] = calibration_sums(learned.predict_boards(boards), y, base_rate, games)
+        p = learned.predict_boards(boards) if learned_p is None else learned_p
+        sums["learned"] = calibration_sums(p, y, base_rate, games)
     return sums
 
 

@@ -55,19 +55,7 @@ def trace_luck(
     V, W of the roll that came, mean W, value after, luck, and the 21 W's
     as ``w_AB`` columns); ``games`` one row per game (see ``game_luck``).
     """
-    a, b = as_strategy(strategy_a), as_strategy(strategy_b)
-    for s in (a, b):
-        s.refuse_deeper("per-roll luck values each roll by the player's own 1-ply search, which a ply-2 player "
-                        "does not play by")
-    if RANDOM in (a.kind, b.kind):
-        raise AcesimError(
-            "per-roll luck needs strategies that play deterministically; 'random' has no single play "
-            "to value"
-        )
-    seats = lowered(a, b, rules)
-    ra = rules.to_array()
-    memory = pairing_memory(seats)
-    choices = np.array([1, 2, 3, 4], dtype=np.uint64)  # never drawn from by deterministic strategies
+    seats, ra, memory, choices = _valuing(rules, strategy_a, strategy_b)
     n_rolls = len(traces.rolls)
     rows = np.zeros((n_rolls, LK.LUCK_WIDTH))
     values = np.zeros((n_rolls, LK.N_ROLLS))
@@ -100,6 +88,56 @@ def trace_luck(
 
 
 PHASES = ("entering", "contact", "race", "bear-off")
+
+
+def roll_states(rules: Ruleset, rows: np.ndarray, games: np.ndarray, strategy: Strategy | str,
+                model: EquityModel) -> pd.DataFrame:
+    """``W`` of the 21 rolls at each of ``rows`` (traced rolls of any games, played by ``strategy`` on both
+    sides; ``games`` their game indices), none an opening roll: one row per state with the columns
+    ``game``, ``opening``, ``w_AB`` and ``w_mean`` that ``bonus.roll_values`` reads."""
+    if rows[:, K.T_OPENING].any():
+        raise AcesimError("opening rolls have no doubles to value: leave them out of the sampled states")
+    seats, ra, memory, choices = _valuing(rules, strategy, strategy)
+    values = np.zeros((len(rows), LK.N_ROLLS))
+    keep_memory(LK.value_rows(np.ascontiguousarray(rows), len(rows), ra, seats, model.kernel_coef, choices,
+                              memory, values))
+    mean = np.zeros(len(rows))
+    for r in range(LK.N_ROLLS):  # in the order trace_luck sums them
+        mean += LK.ROLL_P[r] * values[:, r]
+    states = pd.DataFrame({"game": np.asarray(games), "opening": np.zeros(len(rows), dtype=bool), "w_mean": mean})
+    for r in range(LK.N_ROLLS):
+        states[f"w_{LK.ROLL_A[r]}{LK.ROLL_B[r]}"] = values[:, r]
+    return states
+
+
+# The covariates of the roll values' regression estimator (``bonus.roll_values``): the equity model's inputs,
+# the phase, and V with its square, which follow how much a roll can change (a race, a prime, the dice
+# needed to enter); each a column ``c_NAME`` of ``roll_states``' table.
+ROLL_COVARIATES = (*LK.INPUTS, "entering", "contact", "race", "v", "v_squared")
+
+
+def roll_covariates(inputs: np.ndarray, boards: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``ROLL_COVARIATES`` of each board: its equity ``inputs`` (``LK.equity_rows``), its phase, and ``v``
+    (the side on roll's win probability by an equity model)."""
+    phase = phases(boards)
+    return np.column_stack([inputs, *((phase == p) for p in PHASES[:3]), v, v * v]).astype(np.float64)
+
+
+def _valuing(rules: Ruleset, strategy_a: Strategy | str, strategy_b: Strategy | str) -> tuple:
+    """What the kernels that value every roll need: ``(seats, rules' array, memory, choices)``; refuses
+    the strategies whose plays cannot be valued one roll at a time."""
+    a, b = as_strategy(strategy_a), as_strategy(strategy_b)
+    for s in (a, b):
+        s.refuse_deeper("per-roll luck values each roll by the player's own 1-ply search, which a ply-2 player "
+                        "does not play by")
+    if RANDOM in (a.kind, b.kind):
+        raise AcesimError(
+            "per-roll luck needs strategies that play deterministically; 'random' has no single play "
+            "to value"
+        )
+    seats = lowered(a, b, rules)
+    choices = np.array([1, 2, 3, 4], dtype=np.uint64)  # never drawn from by deterministic strategies
+    return seats, rules.to_array(), pairing_memory(seats), choices
 
 
 def bonus_choices(traces: Traces) -> pd.DataFrame:

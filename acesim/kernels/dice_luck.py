@@ -136,6 +136,21 @@ def roll_values(board, rules, kind, width, choice_width, weights, coef, choices,
     return ws, uniform
 
 
+@njit(cache=True)
+def value_rows(trace, n, rules, seats, coef, choices, memory, values):
+    """``W`` of the 21 rolls at each of the first ``n`` rows of ``trace`` into ``values`` (n x 21), each
+    row valued for its own side on roll, whatever game it came from.  Returns the memory."""
+    kinds, widths, weights = seats.kinds, seats.widths, seats.weights
+    ws, uniform, out, sc = memory
+    board = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
+    for k in range(n):
+        side = trace[k, T_SIDE]
+        board[:] = trace[k, T_BOARD:]
+        ws, uniform = roll_values(board, rules, kinds[side], widths[side, 0], widths[side, 1],
+                                  weights[side], coef, choices, ws, uniform, out, sc, values[k])
+    return Memory(ws, uniform, out, sc)
+
+
 # Columns of ``trace_luck``'s rows, one per traced roll.
 L_SIDE, L_V, L_W_ROLL, L_W_MEAN, L_W_AFTER = 0, 1, 2, 3, 4
 LUCK_WIDTH = 5
@@ -152,7 +167,7 @@ def trace_luck(trace, n, winner, rules, seats, coef, choices, memory, rows, valu
     last roll).  ``values`` (n x 21) receives every ``W``.  Returns the
     memory, parts of which may have grown.
     """
-    kinds, widths, weights = seats.kinds, seats.widths, seats.weights
+    memory = value_rows(trace, n, rules, seats, coef, choices, memory, values)
     ws, uniform, out, sc = memory
     board = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
     flipped = np.empty(BOARD_SIZE, dtype=BOARD_DTYPE)
@@ -160,8 +175,6 @@ def trace_luck(trace, n, winner, rules, seats, coef, choices, memory, rows, valu
     for k in range(n):
         side = trace[k, T_SIDE]
         board[:] = trace[k, T_BOARD:]
-        ws, uniform = roll_values(board, rules, kinds[side], widths[side, 0], widths[side, 1],
-                                  weights[side], coef, choices, ws, uniform, out, sc, values[k])
         p = OPENING_P if trace[k, T_OPENING] else ROLL_P
         mean = 0.0
         for r in range(N_ROLLS):
