@@ -963,7 +963,6 @@ def _analysis_games(parts: tuple[str, ...]):
 
     figures = [f for p, f in (("compare", "comparison"), ("bonus", "bonus-roll")) if p in parts]
     derived = ["--equity-games", "--luck-games"] if {"bonus", "luck"} & set(parts) else []
-    derived += ["--roll-states"] if "bonus" in parts else []
     derived += ["--ladder-games"] if "luck" in parts else []
     said = f"Games per rule set for the {listed(figures)} figures" if figures else "The size of the run"
     if derived:
@@ -984,12 +983,6 @@ LuckGames = Annotated[
     Optional[int],
     typer.Option("--luck-games", min=1, max=MAX_GAMES,
                  help="Games whose every roll is valued." + _size_default("luck_games")),
-]
-RollStates = Annotated[
-    Optional[int],
-    typer.Option("--roll-states", min=0, max=MAX_GAMES,
-                 help="Positions valued against every roll for the roll values, sampled from the comparison's "
-                      "games (0: every roll of the luck games)." + _size_default("roll_states")),
 ]
 LadderGames = Annotated[
     Optional[int],
@@ -1082,7 +1075,6 @@ def bonus(
     strategy: AnalysisStrategy = _D.strategy,
     equity_games: EquityGames = _D.equity_games,
     luck_games: LuckGames = _D.luck_games,
-    roll_states: RollStates = _D.roll_states,
     seed: SeedOption = _D.seed,
     workers: WorkersOption = None,
     out: ReportFolder = None,
@@ -1095,7 +1087,7 @@ def bonus(
     with one_line_errors():
         options = AnalysisOptions(rules, tuple(rules_file or ()), tuple(rule or ()),
                                   _one_sweep(sweep), games, strategy, equity_games, luck_games, seed=seed,
-                                  equity=equity, roll_states=roll_states)
+                                  equity=equity)
     _analysis("bonus", ("bonus",), options, workers, out, force, scheduler, progress)
 
 
@@ -1135,7 +1127,6 @@ def report(
     strategy: AnalysisStrategy = _D.strategy,
     equity_games: EquityGames = _D.equity_games,
     luck_games: LuckGames = _D.luck_games,
-    roll_states: RollStates = _D.roll_states,
     ladder_games: LadderGames = _D.ladder_games,
     seed: SeedOption = _D.seed,
     workers: WorkersOption = None,
@@ -1150,7 +1141,7 @@ def report(
         if out is None:
             raise AcesimError("report needs --out FOLDER")
         options = AnalysisOptions(rules, tuple(rules_file or ()), tuple(rule or ()), _one_sweep(sweep), games,
-                                  strategy, equity_games, luck_games, ladder_games, seed, equity, roll_states)
+                                  strategy, equity_games, luck_games, ladder_games, seed, equity)
     _analysis("report", ("compare", "bonus", "luck"), options, workers, out, force, scheduler, progress)
 
 

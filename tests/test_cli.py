@@ -919,9 +919,9 @@ EVERY_ANALYSIS = {"--rules", "--rules-file", "--rule", "--sweep", "--games", "--
 EQUITY = {"--equity-games", "--luck-games", "--equity"}  # the equity model and the valued rolls
 ANALYSIS_OPTIONS = {
     "compare": EVERY_ANALYSIS,
-    "bonus": EVERY_ANALYSIS | EQUITY | {"--roll-states"},
+    "bonus": EVERY_ANALYSIS | EQUITY,
     "luck": EVERY_ANALYSIS | EQUITY | {"--ladder-games"},
-    "report": EVERY_ANALYSIS | EQUITY | {"--ladder-games", "--roll-states"},
+    "report": EVERY_ANALYSIS | EQUITY | {"--ladder-games"},
 }
 
 
@@ -949,7 +949,6 @@ GIVEN = {
     "--equity-games": ("equity_games", "45", 45),
     "--luck-games": ("luck_games", "6", 6),
     "--ladder-games": ("ladder_games", "7", 7),
-    "--roll-states": ("roll_states", "0", 0),
     "--seed": ("seed", "9", 9),
     "--workers": ("workers", "1", 1),
     "--out": ("out", "somewhere", Path("somewhere")),
@@ -958,7 +957,7 @@ GIVEN = {
     "--equity": ("equity", "logistic", "logistic"),
     "--progress": ("progress", "--no-progress", False),
 }
-DEFAULTS = {"equity_games": None, "luck_games": None, "ladder_games": None, "equity": "auto", "roll_states": None}
+DEFAULTS = {"equity_games": None, "luck_games": None, "ladder_games": None, "equity": "auto"}
 
 
 @pytest.mark.parametrize("name", list(ANALYSIS_OPTIONS))
@@ -987,7 +986,6 @@ def test_analysis_options_reach_the_analysis_unchanged(name, monkeypatch):
     (["compare", "--equity", "logistic"], "--equity"),
     (["compare", "--ladder-games", "5"], "--ladder-games"),
     (["bonus", "--ladder-games", "5"], "--ladder-games"),
-    (["luck", "--roll-states", "5"], "--roll-states"),
 ])
 def test_an_option_of_another_analysis_is_a_one_line_usage_error(args, fragment):
     proc = console(*args)

@@ -210,7 +210,6 @@ def test_a_repeated_sweep_is_refused_not_cut_to_the_last():
         (["bench", "games", "--seed", str(2**64)], "--seed"),
         (["ladder", "--games", "0"], "--games"),
         (["bonus", "--games", "10", "--luck-games", "0"], "--luck-games"),
-        (["report", "--games", "10", "--roll-states", "-1", "--out", "r"], "--roll-states"),
         (["compare", "--games", "0"], "--games"),
         (["bonus", "--games", "10", "--seed", "-1"], "--seed"),
         (["train", "--games", "0", "--out", "m.npz"], "--games"),

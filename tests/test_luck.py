@@ -10,10 +10,10 @@ import pytest
 
 from acesim.analyses.equity import fit_equity, positions, trace_games
 from acesim.analyses.logistic import fit_logistic, sigmoid
-from acesim.analyses.luck import luck_summary, trace_luck
+from acesim.analyses.luck import luck_summary, trace_luck, values_after
 from acesim.common.errors import AcesimError
 from acesim.engine.games import play_games, play_records, traced_records
-from acesim.engine.rules import Ruleset
+from acesim.engine.rules import Ruleset, load_ruleset
 from acesim.engine.strategies import load_strategy
 from acesim.kernels import dice_luck as LK, game_loop as K
 
@@ -142,3 +142,17 @@ def test_bad_input(models):
         trace_games(EUROPEAN, "expert", "expert", seed=1, first_game=0, n_games=0)
     frame = positions(traces)
     assert set(frame["won"]) <= {0, 1} and len(frame) == len(traces.rolls)
+
+
+@pytest.mark.parametrize("cube", [False, True])
+def test_the_value_after_each_roll_is_w_of_the_roll_that_came(models, cube):
+    """``values_after``, from V of the traced positions alone, is ``trace_luck``'s W of the roll that came,
+    roll by roll, the last roll of a game ended by a dropped double (valued, not read off its result)
+    included; the roll values rest on it."""
+    rules = load_ruleset("european", ["cube=money"]) if cube else EUROPEAN
+    model, _ = models["european"]
+    traces = trace_games(rules, "expert", "expert", seed=5, first_game=0, n_games=40)
+    rolls, _ = trace_luck(rules, traces, "expert", "expert", model)
+    after = values_after(rules, traces, "expert", model, rolls["v"].to_numpy())
+    assert after == pytest.approx(rolls["w_roll"].to_numpy(), abs=1e-12)
+    assert (traces.records[:, K.DROPPED_DOUBLE] == 1).sum() > (5 if cube else -1)

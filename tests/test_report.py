@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from acesim.analyses.equity import calibrate_probabilities, equity_models, positions
 from acesim.analyses.bonus import roll_values
-from acesim.analyses.luck import ROLL_COVARIATES, bonus_choices, trace_luck
+from acesim.analyses.equity import calibrate_probabilities, equity_models, model_predictions, positions
+from acesim.analyses.luck import bonus_choices, roll_dice_sums
 from acesim.cli import app
 from acesim.engine.games import play_games, trace_games
 from acesim.engine.rules import Ruleset
@@ -51,7 +51,7 @@ def test_report_has_every_chart_and_table(report):
             "relative_skill", "calibration", "rules"} <= set(meta["tables"])
     # the reproducing command and seed, the formulas, the knob tables
     assert "`acesim report --rules european,backgammon --games 150 --strategy best --equity-games 60 " \
-        "--luck-games 6 --roll-states 300 --ladder-games 4 --seed 9 --out" in markdown
+        "--luck-games 6 --ladder-games 4 --seed 9 --out" in markdown
     # best is one player for both rule sets: the shipped network that reads the rules,
     # said in the report and its metadata (tests/test_one_player.py)
     assert meta["player"] == "learned:any"
@@ -141,36 +141,23 @@ def test_calibration_holds_out_every_game_not_fitted_on_but_the_luck_games():
     assert result.equity_positions == len(test)
 
 
-def test_roll_values_average_positions_sampled_from_the_comparisons_other_games():
-    """About --roll-states positions, none of an opening roll, drawn from the comparison's games after the
-    equity fit's and the luck games' (66 .. 149 here), each valued as the luck games value every roll; the
-    same positions whatever the workers; --roll-states 0 averages over the luck games' rolls instead."""
+def test_roll_values_come_from_every_roll_of_the_comparisons_games():
+    """Every roll of the 150 games (the equity fit's, the luck games' and the rest), each valued after the
+    roll that came by the chosen model: the same table as the sums of all 150 traced games at once."""
     plan = analysis_plan("bonus", ("bonus",), AnalysisOptions("european", games=150, equity_games=60,
-                                                            luck_games=6, seed=9, roll_states=400))
-    assert plan.samples_roll_states()
+                                                            luck_games=6, seed=9))
     (result,) = build(plan, workers=2)
-    states = result.roll_states
-    assert 250 <= len(states) <= 550 and not states["opening"].any()
-    assert states["game"].between(66, 149).all() and states["game"].nunique() > 60
-    (alone,) = build(plan, workers=1)
-    pd.testing.assert_frame_equal(alone.roll_states, states)
     rules = Ruleset.preset("european")
     choice = equity_models(rules, "learned:any", 60, 9, traces=trace_games(rules, "learned:any", "learned:any", 9, 0, 60))
-    model = choice.learned if result.equity_model == "learned" else choice.logistic
-    traces = trace_games(rules, "learned:any", "learned:any", 9, 66, 84)
-    rolls, _ = trace_luck(rules, traces, "learned:any", "learned:any", model)
-    w = [c for c in rolls.columns if c.startswith("w_") and c[2:].isdigit()]
-    every = {(g, tuple(v)) for g, v in zip(rolls["game"], rolls[w].to_numpy())}
-    assert all((g, tuple(v)) in every for g, v in zip(states["game"], states[w].to_numpy()))
-    # the regression's covariates are known for every position of those games but the openings
-    sums, counts = result.covariates
-    assert counts.sum() == (~rolls["opening"]).sum() and sums.shape == (84, len(ROLL_COVARIATES))
-    table = roll_values(states, result.covariates)
-    assert (table["states"] == len(states)).all() and (table["games"] == states["game"].nunique()).all()
-    assert (table["covariate_positions"] == counts.sum()).all()
-    (luck_only,) = build(dataclasses.replace(plan, roll_states=0), workers=2)
-    assert luck_only.roll_states is None and not dataclasses.replace(plan, roll_states=0).samples_roll_states()
-    assert roll_values(luck_only.valued_states)["games"].iloc[0] == 6
+    traces = trace_games(rules, "learned:any", "learned:any", 9, 0, 150)
+    frame = positions(traces)
+    predictions = model_predictions(choice, frame, traces.rolls[:, K.T_BOARD:])
+    name = result.equity_model
+    sums = roll_dice_sums(rules, traces, "learned:any", {name: choice.learned if name == "learned" else choice.logistic},
+                          predictions, frame[list(LK.INPUTS)].to_numpy(), "learned")
+    got, expected = roll_values(result.dice), roll_values(sums[name])
+    pd.testing.assert_frame_equal(got, expected, check_exact=False, rtol=1e-9)
+    assert got["games"].iloc[0] == 150 and got["states"].iloc[0] == (traces.rolls[:, K.T_OPENING] == 0).sum()
 
 
 def test_report_speaks_first_in_words(report):

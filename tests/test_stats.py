@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acesim.analyses.bonus import chosen_doubles_by_phase, roll_values
+from acesim.analyses.bonus import chosen_doubles_by_phase, dice_sums, merged_dice_sums, roll_values
 from acesim.analyses.equity import calibrate_probabilities
 from acesim.common.stats import (
     per_game,
@@ -61,30 +61,68 @@ def test_per_game_sums_each_games_units():
     assert list(counts) == [2, 3] and list(sums) == [7.0, 8.0]
 
 
-def _rolls(games: int, seed: int) -> pd.DataFrame:
-    """Fake per-roll values: each game has a level of its own, so its states are correlated."""
+def _dice(games: int, seed: int, true_values: np.ndarray | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+    """Fake rolls of games in which the dice fall independently of the state: each state has a covariate
+    x (with a level of its game's, so the states of a game are correlated) and V's error M = 0.3 x; a roll
+    r gains c_r (x − 1) + d_r over the average roll (Σ p c = Σ p d = 0), so the value of r is d_r.
+    Returns the rolls (game, dice, y = W − V, V, x) and d."""
     rng = np.random.default_rng(seed)
+    p = ROLL_P
+    c = rng.normal(0, 0.05, 21)
+    c -= p @ c
+    d = rng.normal(0, 0.02, 21) if true_values is None else true_values
+    d = d - p @ d
     sizes = rng.integers(20, 60, games)
     game = np.repeat(np.arange(games), sizes)
-    level = np.repeat(rng.normal(0, 0.05, games), sizes)
-    frame = pd.DataFrame({"game": game, "opening": False})
-    w = {f"w_{a}{b}": 0.5 + (a == b) * level + rng.normal(0, 0.02, len(game)) for a, b in zip(ROLL_A, ROLL_B)}
-    frame = pd.concat([frame, pd.DataFrame(w)], axis=1)
-    frame["w_mean"] = sum(p * frame[f"w_{a}{b}"] for p, a, b in zip(ROLL_P, ROLL_A, ROLL_B))
-    return frame
+    x = 1 + np.repeat(rng.normal(0, 0.5, games), sizes) + rng.normal(0, 1, len(game))
+    roll = rng.choice(21, size=len(game), p=p)
+    y = c[roll] * (x - 1) + d[roll] + 0.3 * x + rng.normal(0, 0.05, len(game))
+    frame = pd.DataFrame({"game": game, "a": ROLL_A[roll], "b": ROLL_B[roll], "y": y, "v": 0.5 + 0 * y, "x": x})
+    return frame, d
 
 
-def test_roll_values_do_not_narrow_when_the_states_of_each_game_repeat():
-    rolls = _rolls(60, 1)
-    once, thrice = roll_values(rolls), roll_values(_repeated(rolls, 3))
+def _values(frame: pd.DataFrame, covariates: bool = True) -> pd.DataFrame:
+    x = frame[["x"]].to_numpy() if covariates else np.zeros((len(frame), 1))
+    return roll_values(dice_sums(frame["game"].to_numpy(), frame["a"].to_numpy(), frame["b"].to_numpy(),
+                                 frame["y"].to_numpy(), frame["v"].to_numpy(), x))
+
+
+def test_roll_values_do_not_narrow_when_the_rolls_of_each_game_repeat():
+    frame, _ = _dice(200, 1)
+    once, thrice = _values(frame), _values(_repeated(frame, 3))
     assert (thrice["states"] == 3 * once["states"]).all() and (thrice["games"] == once["games"]).all()
     for col in ("value", "ci95_low", "ci95_high"):
         assert thrice[col].to_numpy() == pytest.approx(once[col].to_numpy(), abs=1e-12)
-    # the doubles carry each game's level: an interval over states would be several times narrower
-    double = once[once.die_1 == once.die_2]
-    gain = (rolls["w_66"] - rolls["w_mean"]).to_numpy()
-    _, low, high = sample_mean_ci(gain)
-    assert (double.ci95_high - double.ci95_low).min() > 2 * (high - low)
+
+
+def test_roll_values_cover_each_rolls_value_and_narrow_by_what_the_covariates_explain():
+    """Over 100 populations of 1,000 games the intervals cover the 21 values d_r in about 95% of cases, with or without
+    the covariate, and the covariate's intervals are the narrower: x explains most of each roll's y."""
+    rng_seeds = range(100)
+    covered = {True: 0, False: 0}
+    ratios = []
+    for seed in rng_seeds:
+        frame, d = _dice(1000, 100 + seed)
+        with_x, without = _values(frame), _values(frame, covariates=False)
+        for table, key in ((with_x, True), (without, False)):
+            covered[key] += int(((table["ci95_low"] <= d) & (d <= table["ci95_high"])).sum())
+        ratios.append(np.median((with_x.ci95_high - with_x.ci95_low) / (without.ci95_high - without.ci95_low)))
+    cases = 21 * len(rng_seeds)
+    assert 0.93 * cases <= covered[True] <= 0.97 * cases and 0.93 * cases <= covered[False] <= 0.97 * cases
+    assert max(ratios) < 0.3
+
+
+def test_merged_dice_sums_are_the_sums_of_all_the_games():
+    """A block of games split across two sets of games (as the report's chunks split them) adds up."""
+    frame, _ = _dice(100, 4)
+    parts = [frame[frame.game < 37], frame[frame.game >= 37]]
+
+    def sums(f: pd.DataFrame):
+        return dice_sums(f["game"].to_numpy(), f["a"].to_numpy(), f["b"].to_numpy(), f["y"].to_numpy(),
+                         f["v"].to_numpy(), f[["x"]].to_numpy())
+
+    merged, whole = roll_values(merged_dice_sums([sums(p) for p in parts])), roll_values(sums(frame))
+    pd.testing.assert_frame_equal(merged, whole, check_exact=False, rtol=1e-10)
 
 
 def test_calibration_does_not_narrow_when_the_positions_of_each_game_repeat():
@@ -110,44 +148,3 @@ def test_chosen_doubles_by_phase_do_not_narrow_when_a_games_choices_repeat():
     for col in ("share", "ci95_low", "ci95_high"):
         assert twice[col].to_numpy() == pytest.approx(once[col].to_numpy(), abs=1e-9)
 
-
-def _sampled_population(rng: np.random.Generator, games: int, rate: float) -> tuple[pd.DataFrame, tuple]:
-    """A population of games whose positions carry a covariate x and gains 2x + a game effect + noise (mean
-    2 over positions, by construction), a Bernoulli sample of its positions as ``roll_values`` reads them,
-    and the covariate's sums and positions per game over every position."""
-    sizes = rng.integers(20, 80, games)
-    game = np.repeat(np.arange(games), sizes)
-    x = 1 + np.repeat(rng.normal(0, 0.5, games), sizes) + rng.normal(0, 1, len(game))
-    y = 2 * x + np.repeat(rng.normal(0, 0.3, games), sizes) + rng.normal(0, 0.5, len(game)) - 2 * 1 + 2
-    keep = rng.random(len(game)) < rate
-    frame = pd.DataFrame({"game": game[keep], "opening": False, "w_mean": 0.0, "c_x": x[keep]})
-    frame = pd.concat([frame, pd.DataFrame({f"w_{a}{b}": y[keep] for a, b in zip(ROLL_A, ROLL_B)})], axis=1)
-    counts, sums = per_game(game, x)
-    return frame, (sums[:, None], counts)
-
-
-def test_roll_values_regression_estimator_covers_the_mean_and_narrows_by_what_the_covariates_explain():
-    """The regression estimator's 95% interval covers the positions' mean in about 95% of samples, and is
-    narrower than the plain mean's in each: x explains most of the gains here."""
-    rng = np.random.default_rng(11)
-    covered, ratios = 0, []
-    trials = 300
-    for _ in range(trials):
-        frame, auxiliary = _sampled_population(rng, 400, 0.05)
-        regression = roll_values(frame, auxiliary).iloc[0]
-        plain = roll_values(frame.drop(columns="c_x")).iloc[0]
-        covered += regression.ci95_low <= 2 <= regression.ci95_high
-        ratios.append((regression.ci95_high - regression.ci95_low) / (plain.ci95_high - plain.ci95_low))
-    assert 0.91 * trials <= covered <= 0.99 * trials
-    assert max(ratios) < 0.85 and np.mean(ratios) < 0.7
-    assert regression.covariate_positions == auxiliary[1].sum() and plain.covariate_positions == 0
-
-
-def test_roll_values_regression_estimator_is_the_sample_mean_when_the_covariates_agree():
-    """When the sample's covariate mean is the population's, the estimate is the plain mean."""
-    frame, (sums, counts) = _sampled_population(np.random.default_rng(3), 200, 0.1)
-    counts_all = np.array([1.0, 1.0])
-    sums_all = np.array([[frame["c_x"].mean() - 1.0], [frame["c_x"].mean() + 1.0]])
-    regression = roll_values(frame, (sums_all, counts_all))
-    plain = roll_values(frame.drop(columns="c_x"))
-    assert regression["value"].to_numpy() == pytest.approx(plain["value"].to_numpy(), rel=1e-12)

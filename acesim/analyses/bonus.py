@@ -8,8 +8,8 @@ two rows of a game are mirror images, so resampling keeps them together.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -17,7 +17,8 @@ import pandas as pd
 
 from acesim.analyses.logistic import ONE_BLAS_THREAD, fit_logistic, information, sigmoid
 from acesim.common.errors import AcesimError
-from acesim.common.stats import Z95, mean_ci, per_game, ratio_ci, ratio_mean_ci, ratio_variance, wilson
+from acesim.common.stats import Z95, mean_ci, per_game, ratio_ci, wilson
+from acesim.kernels.turn import N_ROLLS, ROLL_A, ROLL_B, ROLL_P
 
 Difference = Literal["doubles_diff", "one_two_diff"]
 DIFFERENCES: tuple[str, ...] = ("doubles_diff", "one_two_diff")
@@ -413,76 +414,109 @@ def chosen_doubles_by_phase(rolls: pd.DataFrame) -> pd.DataFrame:
                                       "ci95_high"])
 
 
-def roll_values(rolls: pd.DataFrame, auxiliary: tuple[np.ndarray, np.ndarray] | None = None) -> pd.DataFrame:
-    """The equity value of each of the 21 rolls (docs/statistics.md): its mean gain over the average roll.
+# The fewest clusters of games the roll values' intervals are over: games are independent, and so are
+# blocks of them, whose sums are what a report keeps of millions of rolls (``roll_block``).
+ROLL_BLOCKS = 2_000
 
-    For roll ``r`` the value is the mean over the valued states of ``W(s, r) -
-    sum_r' p(r') W(s, r')`` (``rolls`` from ``analyses.luck.trace_luck`` or
-    ``analyses.luck.roll_states``; opening states are left out, their dice cannot
-    be doubles).  The states of one game are not independent (a race makes every
-    double worth more for the rest of it), so the game is the sampling unit: the
-    mean is a ratio over games and its interval ``common.stats.ratio_mean_ci``'s.
 
-    With ``auxiliary``, the states are a sample of the positions of a larger set of games, whose covariates
-    (the ``c_`` columns of ``rolls``, ``analyses.luck.ROLL_COVARIATES``) are known for every position:
-    ``(their sums per game, the positions per game)``.  The value is then the regression estimator
-    ``ȳ + β·(x̄_all − x̄)`` (``_regression_values``), whose interval is narrower by what the covariates
-    explain.
-    Columns: ``die_1``, ``die_2`` (die_1 <= die_2), ``value``, ``ci95_low``,
-    ``ci95_high``, ``states``, ``games``, ``win_probability`` (the mean W itself), ``covariate_positions``
-    (the positions the covariates' means are over; 0 without ``auxiliary``).
+def roll_block(games: int) -> int:
+    """How many games a cluster of the roll values' intervals holds when ``games`` games are traced: one,
+    up to ``ROLL_BLOCKS`` games; then blocks of consecutive games, at least ``ROLL_BLOCKS`` of them."""
+    return max(1, games // ROLL_BLOCKS)
+
+
+@dataclass(frozen=True)
+class DiceSums:
+    """What the value of each roll is estimated from (``roll_values``): sums over the rolls of traced games
+    that add up across sets of games (``merged_dice_sums``).  For each roll ``k`` (the roll ``r_k`` that
+    came, in the state ``s_k``), ``y_k = W(s_k, r_k) - V(s_k)`` and the covariates ``x_k``
+    (``analyses.luck.ROLL_COVARIATES``) of ``s_k``; per roll ``r``, the moments of the least-squares fit
+    of ``y`` on ``[1, x]`` over the rolls where ``r`` came; per block of games (``roll_block``), the sums
+    the interval needs."""
+
+    blocks: np.ndarray  # block indices (game // block), sorted
+    counts: np.ndarray  # (blocks, 21): the rolls of each block where each roll came
+    y: np.ndarray  # (blocks, 21): their y summed
+    x: np.ndarray  # (blocks, 21, covariates): their x summed
+    xtx: np.ndarray  # (21, covariates + 1, covariates + 1): [1, x]'[1, x] over the rolls where each came
+    xty: np.ndarray  # (21, covariates + 1): [1, x]'y
+    v: float  # V summed over every roll
+    games: int
+
+
+@ONE_BLAS_THREAD  # a product over several threads would differ in its last bits, and spin
+def dice_sums(games: np.ndarray, die_a: np.ndarray, die_b: np.ndarray, y: np.ndarray, v: np.ndarray,
+              x: np.ndarray, block: int = 1) -> DiceSums:
+    """The ``DiceSums`` of rolls (none an opening roll) of the games ``games``, the dice ``die_a``,
+    ``die_b``, ``y = W - V``, ``V`` and the covariates ``x`` of each; ``block`` games a cluster."""
+    roll = (np.minimum(die_a, die_b) - 1) * (14 - np.minimum(die_a, die_b)) // 2 + np.abs(die_a - die_b)
+    blocks, which = np.unique(np.asarray(games) // block, return_inverse=True)
+    cell = which * N_ROLLS + roll
+    size = len(blocks) * N_ROLLS
+    counts = np.bincount(cell, minlength=size).reshape(len(blocks), N_ROLLS).astype(np.float64)
+    y_sums = np.bincount(cell, weights=y, minlength=size).reshape(len(blocks), N_ROLLS)
+    x_sums = np.stack([np.bincount(cell, weights=x[:, j], minlength=size) for j in range(x.shape[1])],
+                      axis=-1).reshape(len(blocks), N_ROLLS, x.shape[1])
+    design = np.column_stack([np.ones(len(y)), x])
+    xtx = np.stack([design[roll == r].T @ design[roll == r] for r in range(N_ROLLS)])
+    xty = np.stack([design[roll == r].T @ y[roll == r] for r in range(N_ROLLS)])
+    return DiceSums(blocks, counts, y_sums, x_sums, xtx, xty, float(np.sum(v)), len(np.unique(games)))
+
+
+def merged_dice_sums(parts: Sequence[DiceSums]) -> DiceSums:
+    """One ``DiceSums`` from those of disjoint sets of games (a block's games may lie in several)."""
+    blocks, which = np.unique(np.concatenate([p.blocks for p in parts]), return_inverse=True)
+
+    def per_block(name: str) -> np.ndarray:
+        stacked = np.concatenate([getattr(p, name) for p in parts])
+        out = np.zeros((len(blocks), *stacked.shape[1:]))
+        np.add.at(out, which, stacked)
+        return out
+
+    return DiceSums(blocks, per_block("counts"), per_block("y"), per_block("x"), sum(p.xtx for p in parts),
+                    sum(p.xty for p in parts), sum(p.v for p in parts), sum(p.games for p in parts))
+
+
+@ONE_BLAS_THREAD  # a product over several threads would differ in its last bits, and spin
+def roll_values(sums: DiceSums) -> pd.DataFrame:
+    """The equity value of each of the 21 rolls (docs/statistics.md): its mean gain over the average roll,
+    ``E_s[W(s, r)] - sum_r' p(r') E_s[W(s, r')]`` over the states in which a roll is made (opening rolls
+    left out: their dice cannot be doubles).
+
+    The dice are drawn independently of the state, so the states in which ``r`` came are a sample of all
+    of them: ``E_s[W(s, r)] - E[V]`` is the mean of ``y = W - V`` over the rolls where ``r`` came, here its
+    regression estimator on the covariates, whose mean over every roll is known (Cochran, *Sampling
+    Techniques*, 12.6): ``m_r = a_r + b_r·x̄``, ``(a_r, b_r)`` the least-squares fit of ``y`` on ``x``
+    where ``r`` came, ``x̄`` the mean over all rolls.  V cancels from the value and only narrows it: ``y``
+    is the roll's gain plus V's error against its own look-ahead, far less spread than W.  The interval
+    is the delta method's over games or blocks of them (``roll_block``), since the rolls of one game are
+    not independent.
+    Columns: ``die_1``, ``die_2`` (die_1 <= die_2), ``value``, ``ci95_low``, ``ci95_high``, ``states``
+    (the rolls), ``games``, ``win_probability`` (``E_s[W(s, r)]``).
     """
-    states = rolls[~rolls["opening"]]
-    n = len(states)
-    games = states["game"].to_numpy()
-    n_games = len(np.unique(games))
-    if n_games < 2:
-        raise AcesimError(f"roll values need traced states of at least 2 games, got {n_games}")
-    pairs = [(a, b) for a in FACES for b in FACES if a <= b]
-    gains = np.column_stack([(states[f"w_{a}{b}"] - states["w_mean"]).to_numpy() for a, b in pairs])
-    if auxiliary is None:
-        counts, *sums = per_game(games, *gains.T)
-        intervals = [ratio_mean_ci(per_game_gain, counts) for per_game_gain in sums]
-        positions = 0
-    else:
-        covariates = states[[c for c in states.columns if c.startswith("c_")]].to_numpy()
-        intervals = _regression_values(gains, covariates, games, *auxiliary)
-        positions = int(auxiliary[1].sum())
-    out = []
-    for k, (a, b) in enumerate(pairs):
-        mean, low, high = intervals[k]
-        out.append(
-            {"die_1": a, "die_2": b, "value": mean, "ci95_low": low, "ci95_high": high,
-             "states": n, "games": n_games, "win_probability": float(states[f"w_{a}{b}"].mean()),
-             "covariate_positions": positions}
-        )
-    return pd.DataFrame(out)
-
-
-def _regression_values(y: np.ndarray, x: np.ndarray, games: np.ndarray, sums_all: np.ndarray,
-                       counts_all: np.ndarray) -> list[tuple[float, float, float]]:
-    """``(estimate, low, high)`` of the mean of each column of ``y`` over every position of the games behind
-    ``sums_all`` and ``counts_all``, from a sample of them (``y``, its covariates ``x``, their ``games``).
-
-    The regression estimator of double sampling (Cochran, *Sampling Techniques*, 12.6): ``ȳ + β·(x̄_all −
-    x̄)``, ``β`` the least-squares slopes of ``y`` on ``x`` in the sample.  Its variance is that of the
-    residuals' mean over the sample plus that of ``β·x̄_all``, each with games as clusters (the delta method
-    of ``ratio_variance``); the residuals' is scaled by ``n / (n − p)`` for the ``p`` coefficients fitted.
-    """
-    n = len(y)
-    x_mean = x.mean(axis=0)
-    design = np.column_stack([np.ones(n), x - x_mean])
-    beta, _, rank, _ = np.linalg.lstsq(design, y, rcond=None)
-    residuals = y - design @ beta
-    if n <= rank:
-        raise AcesimError(f"roll values from {n} sampled states cannot be regressed on {rank - 1} covariates")
-    counts, *residual_sums = per_game(games, *residuals.T)
-    shift = sums_all.sum(axis=0) / counts_all.sum() - x_mean
-    out = []
-    for k in range(y.shape[1]):
-        _, var_sample, _ = ratio_variance(residual_sums[k], counts)
-        _, var_all, _ = ratio_variance(sums_all @ beta[1:, k], counts_all)
-        estimate = float(y[:, k].mean() + shift @ beta[1:, k])
-        half = Z95 * math.sqrt(var_sample * n / (n - rank) + var_all)
-        out.append((estimate, estimate - half, estimate + half))
-    return out
+    n_blocks = len(sums.blocks)
+    if n_blocks < 2:
+        raise AcesimError(f"roll values need the rolls of at least 2 games, got {n_blocks}")
+    per_roll = sums.counts.sum(axis=0)
+    if (per_roll == 0).any():
+        missing = [f"{ROLL_A[r]}-{ROLL_B[r]}" for r in np.flatnonzero(per_roll == 0)]
+        raise AcesimError(f"roll values need every roll to have come; never came: {', '.join(missing)}")
+    n = per_roll.sum()
+    block_x = sums.x.sum(axis=1)  # (blocks, covariates)
+    x_mean = block_x.sum(axis=0) / n
+    block_n = sums.counts.sum(axis=1)
+    means = np.zeros(N_ROLLS)
+    influence = np.zeros((N_ROLLS, n_blocks))
+    for r in range(N_ROLLS):
+        coef = np.linalg.lstsq(sums.xtx[r], sums.xty[r], rcond=None)[0]
+        a, b = coef[0], coef[1:]
+        means[r] = a + x_mean @ b
+        residual = sums.y[:, r] - a * sums.counts[:, r] - sums.x[:, r] @ b
+        influence[r] = residual / per_roll[r] + (block_x - np.outer(block_n, x_mean)) @ b / n
+    values = means - ROLL_P @ means
+    spread = influence - ROLL_P @ influence
+    half = Z95 * np.sqrt(n_blocks / (n_blocks - 1) * np.sum(spread ** 2, axis=1))
+    win = means + sums.v / n
+    return pd.DataFrame({"die_1": ROLL_A, "die_2": ROLL_B, "value": values, "ci95_low": values - half,
+                         "ci95_high": values + half, "states": int(n), "games": sums.games,
+                         "win_probability": win})

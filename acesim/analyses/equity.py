@@ -174,22 +174,29 @@ def chosen_model(equity: str, calibrations: dict[str, Calibration]) -> str:
     return "learned" if calibrations["learned"].brier < calibrations["logistic"].brier else "logistic"
 
 
-def held_out_sums(choice: EquityChoice, test: pd.DataFrame, boards: np.ndarray,
-                  learned_p: np.ndarray | None = None) -> dict[str, CalibrationSums]:
+def model_predictions(choice: EquityChoice, test: pd.DataFrame, boards: np.ndarray) -> dict[str, np.ndarray]:
+    """Each of ``choice``'s models' V of the positions ``test`` (``positions``) and their ``boards``, by name."""
+    out = {"logistic": choice.logistic.predict(test[list(LK.INPUTS)].to_numpy())}
+    if choice.learned is not None:
+        out["learned"] = choice.learned.predict_boards(boards)
+    return out
+
+
+def held_out_sums(choice: EquityChoice, test: pd.DataFrame, predictions: dict[str, np.ndarray]) -> dict[str, CalibrationSums]:
     """The calibration sums of each of ``choice``'s models over the positions ``test`` (``positions`` of
-    traced games the logistic model was not fitted on, which a report adds to the fit's own held-out games)
-    and their ``boards``; ``learned_p``: the learned model's predictions of them, when the caller has them."""
-    return _sums_of(choice.logistic, choice.learned, test, boards, choice.base_rate, learned_p)
+    traced games the logistic model was not fitted on, which a report adds to the fit's own held-out games),
+    from their ``predictions`` (``model_predictions``)."""
+    y, games = test["won"].to_numpy(), test["game"].to_numpy()
+    return {name: calibration_sums(p, y, choice.base_rate, games) for name, p in predictions.items()}
 
 
 def _sums_of(logistic: EquityModel, learned: LearnedEquity | None, test: pd.DataFrame, boards: np.ndarray,
-             base_rate: float, learned_p: np.ndarray | None = None) -> dict[str, CalibrationSums]:
+             base_rate: float) -> dict[str, CalibrationSums]:
     """Each model's calibration sums over the positions ``test`` (their ``boards``)."""
     y, games = test["won"].to_numpy(), test["game"].to_numpy()
     sums = {"logistic": calibration_sums(logistic.predict(test[list(LK.INPUTS)].to_numpy()), y, base_rate, games)}
     if learned is not None:
-        p = learned.predict_boards(boards) if learned_p is None else learned_p
-        sums["learned"] = calibration_sums(p, y, base_rate, games)
+        sums["learned"] = calibration_sums(learned.predict_boards(boards), y, base_rate, games)
     return sums
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from acesim.analyses.bonus import DiceSums, dice_sums
 from acesim.analyses.equity import EquityModel
 from acesim.common.errors import AcesimError
 from acesim.common.stats import Z95, wilson
@@ -90,24 +91,46 @@ def trace_luck(
 PHASES = ("entering", "contact", "race", "bear-off")
 
 
-def roll_states(rules: Ruleset, rows: np.ndarray, games: np.ndarray, strategy: Strategy | str,
-                model: EquityModel) -> pd.DataFrame:
-    """``W`` of the 21 rolls at each of ``rows`` (traced rolls of any games, played by ``strategy`` on both
-    sides; ``games`` their game indices), none an opening roll: one row per state with the columns
-    ``game``, ``opening``, ``w_AB`` and ``w_mean`` that ``bonus.roll_values`` reads."""
-    if rows[:, K.T_OPENING].any():
-        raise AcesimError("opening rolls have no doubles to value: leave them out of the sampled states")
-    seats, ra, memory, choices = _valuing(rules, strategy, strategy)
-    values = np.zeros((len(rows), LK.N_ROLLS))
-    keep_memory(LK.value_rows(np.ascontiguousarray(rows), len(rows), ra, seats, model.kernel_coef, choices,
-                              memory, values))
-    mean = np.zeros(len(rows))
-    for r in range(LK.N_ROLLS):  # in the order trace_luck sums them
-        mean += LK.ROLL_P[r] * values[:, r]
-    states = pd.DataFrame({"game": np.asarray(games), "opening": np.zeros(len(rows), dtype=bool), "w_mean": mean})
-    for r in range(LK.N_ROLLS):
-        states[f"w_{LK.ROLL_A[r]}{LK.ROLL_B[r]}"] = values[:, r]
-    return states
+def values_after(rules: Ruleset, traces: Traces, strategy: Strategy | str, model: EquityModel,
+                 v: np.ndarray) -> np.ndarray:
+    """``W(s_k, r_k)`` of every roll of ``traces`` (``strategy`` on both sides), from ``v``, the model's V
+    of each traced position: V of the next position from the roller's side, or 1 after the roll that won
+    the game.  A game ended by a dropped double has its result from a decision, not from its last roll:
+    that roll is valued as ``trace_luck`` values every roll (``dice_luck.value_rows``)."""
+    side = traces.rolls[:, K.T_SIDE]
+    following = np.roll(v, -1)
+    w = np.where(np.roll(side, -1) == side, following, 1.0 - following)
+    last = traces.start[1:] - 1
+    w[last] = (traces.records[:, K.WINNER] == side[last]).astype(np.float64)
+    dropped = last[traces.records[:, K.DROPPED_DOUBLE] == 1]
+    if len(dropped):
+        rows = np.ascontiguousarray(traces.rolls[dropped])
+        seats, ra, memory, choices = _valuing(rules, strategy, strategy)
+        values = np.zeros((len(rows), LK.N_ROLLS))
+        keep_memory(LK.value_rows(rows, len(rows), ra, seats, model.kernel_coef, choices, memory, values))
+        came = [LK.roll_index(a, b) for a, b in rows[:, [K.T_DIE_A, K.T_DIE_B]]]
+        w[dropped] = values[np.arange(len(rows)), came]
+    return w
+
+
+def roll_dice_sums(rules: Ruleset, traces: Traces, strategy: Strategy | str, models: dict[str, EquityModel],
+                   predictions: dict[str, np.ndarray], inputs: np.ndarray, covariate: str,
+                   block: int = 1) -> dict[str, DiceSums]:
+    """Each model's ``bonus.DiceSums`` of the rolls of ``traces`` but the opening ones: ``models`` by name,
+    ``predictions`` their V of every traced position, ``inputs`` the positions' equity inputs, the
+    covariates' V that of the model named ``covariate``, the same for every model; ``block`` games a
+    cluster (``bonus.roll_block``)."""
+    boards = traces.rolls[:, K.T_BOARD :]
+    x = roll_covariates(inputs, boards, predictions[covariate])
+    keep = traces.rolls[:, K.T_OPENING] == 0
+    games = traces.roll_games()[keep]
+    a, b = traces.rolls[keep, K.T_DIE_A], traces.rolls[keep, K.T_DIE_B]
+    out = {}
+    for name, model in models.items():
+        v = predictions[name]
+        y = values_after(rules, traces, strategy, model, v) - v
+        out[name] = dice_sums(games, a, b, y[keep], v[keep], x[keep], block)
+    return out
 
 
 # The covariates of the roll values' regression estimator (``bonus.roll_values``): the equity model's inputs,

@@ -28,7 +28,6 @@ class AnalysisOptions:
     ladder_games: int | None = None
     seed: int = 42
     equity: str = "auto"  # the equity model V: auto, logistic or learned:PATH (analyses.equity)
-    roll_states: int | None = None  # positions valued for the roll values; None: derived from games
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from acesim import __version__
@@ -26,20 +25,12 @@ from acesim.analyses.equity import (
     calibration_from_sums,
     chosen_model,
     equity_models,
-    CalibrationSums,
     held_out_sums,
     merged_sums,
+    model_predictions,
     positions,
 )
-from acesim.analyses.luck import (
-    FORMULAS,
-    ROLL_COVARIATES,
-    bonus_choices,
-    luck_summary,
-    roll_covariates,
-    roll_states,
-    trace_luck,
-)
+from acesim.analyses.luck import FORMULAS, bonus_choices, luck_summary, roll_dice_sums, trace_luck
 from acesim.common import files as io
 from acesim.common.cluster import backend_for
 from acesim.common.errors import AcesimError
@@ -51,7 +42,6 @@ from acesim.engine.model_files import load_model, model_path
 from acesim.engine.rules import RULES_VERSION, Ruleset, load_rulesets
 from acesim.engine.strategies import BEST, load_strategy, resolve_spec
 from acesim.engine.streams import check_seed
-from acesim.common.stats import per_game
 from acesim.kernels import dice_luck as LK, game_loop as K
 from acesim.kernels.choice import RANDOM
 from acesim.outputs import bonus_charts as PB, compare_charts as PC, elo_chart as PE, luck_charts as PL
@@ -73,10 +63,7 @@ class ReportPlan:
     strategy: str = AnalysisOptions.strategy
     games: int = AnalysisOptions.games
     equity_games: int = 2_000  # self-play games the equity model is fitted on (its last 20% held out)
-    luck_games: int = 300  # games whose every roll is valued (per-roll luck)
-    # positions valued against every roll for the roll values, sampled from the comparison's games the equity
-    # fit and the luck games leave (0: the luck games' positions)
-    roll_states: int = 20_000
+    luck_games: int = 300  # games whose every roll is valued (per-roll luck, roll values)
     ladder_games: int = 200  # games per pairing and seat order in the skill ladder
     ladder_strategies: tuple[str, ...] = ("random", "racer", "safe", "blocker", "expert", "best")
     seed: int = AnalysisOptions.seed
@@ -100,10 +87,10 @@ class ReportPlan:
                 total += 2 * self.ladder_games * pairings
         return total
 
-    def samples_roll_states(self) -> bool:
-        """Whether the roll values come from positions sampled from the comparison's games (else from the
-        luck games'): when asked for and there are comparison games beyond the traced ones."""
-        return self.needs("bonus") and self.roll_states > 0 and self.games > self.traced_for_records()
+    def roll_block(self) -> int:
+        """Games a cluster of the roll values' intervals (``analyses.bonus.roll_block``): every game is
+        traced when the roll values are wanted, the comparison's or the equity fit's and the luck games'."""
+        return B.roll_block(max(self.games, self.equity_games + self.luck_games))
 
     def traced_for_records(self) -> int:
         """How many of the comparison's games, from game 0, the equity fit's and the luck games' traces
@@ -133,8 +120,6 @@ class ReportPlan:
         for name in ("games", "equity_games", "luck_games", "ladder_games"):
             if getattr(self, name) <= 0:
                 raise AcesimError(f"--{name.replace('_', '-')} must be positive, got {getattr(self, name)}")
-        if self.roll_states < 0:
-            raise AcesimError(f"--roll-states must be 0 or more, got {self.roll_states}")
         if self.equity_games < 10:
             raise AcesimError(f"--equity-games must be at least 10, got {self.equity_games}")
         if not self.rulesets:
@@ -186,7 +171,6 @@ def analysis_plan(command: str, parts: tuple[str, ...], options: AnalysisOptions
         equity_games=o.equity_games if o.equity_games is not None else derived["equity_games"],
         luck_games=o.luck_games if o.luck_games is not None else derived["luck_games"],
         ladder_games=o.ladder_games if o.ladder_games is not None else derived["ladder_games"],
-        roll_states=o.roll_states if o.roll_states is not None else derived["roll_states"],
         seed=o.seed,
         parts=parts,
         equity=o.equity,
@@ -198,8 +182,6 @@ def analysis_plan(command: str, parts: tuple[str, ...], options: AnalysisOptions
     line += [f"--games {plan.games}", f"--strategy {o.strategy}"]
     if plan.needs("bonus", "luck"):
         line += [f"--equity-games {plan.equity_games}", f"--luck-games {plan.luck_games}"]
-    if plan.needs("bonus"):
-        line += [f"--roll-states {plan.roll_states}"]
     if plan.needs("luck"):
         line += [f"--ladder-games {plan.ladder_games}"]
     line += [f"--seed {o.seed}"]
@@ -224,15 +206,7 @@ class RuleSetResult:
     equity_positions: int = 0  # the held-out positions the equity models are calibrated on
     equity_games: int = 0  # and their games
     rolls: pd.DataFrame | None = None
-    roll_states: pd.DataFrame | None = None  # positions sampled from the comparison's games, every roll valued
-    # the roll values' covariates over every position of those games: (sums per game, positions per game)
-    covariates: tuple[np.ndarray, np.ndarray] | None = None
-
-    @property
-    def valued_states(self) -> pd.DataFrame:
-        """The positions the roll values average over: those sampled from the comparison's games, else
-        every roll of the luck games."""
-        return self.roll_states if self.roll_states is not None else self.rolls
+    dice: B.DiceSums | None = None  # the sums the roll values are estimated from (``analyses.bonus.roll_values``)
     # the double played after each 1-2 of every traced game (the equity fit's, the luck games' and, when
     # the comparison's games calibrate the equity models, theirs), and its phase: counting the luck
     # games' alone would leave most of the choices out
@@ -251,7 +225,6 @@ STAGES = {  # what a progress note says a finished task was
     "equity": "equity-fit games",
     "ladder": "ladder games",
     "luck": "luck games",
-    "roll states": "positions valued for the roll values",
     "elo": "Elo ratings",
     "bonus": "bonus-roll model",
 }
@@ -270,27 +243,20 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
         return play_games(rules, n, plan.seed, s, s, first_game=first)
     if stage == "held-out games":
         # comparison games played once the equity models are fitted: their positions calibrate them too
-        first, n, equity, rate = args
+        first, n, equity = args
         try:
             traces = trace_games(rules, s, s, plan.seed, first, n)
         except AcesimError:
             # no game of this chunk could be traced: the finished ones were too long to keep
-            return play_games(rules, n, plan.seed, s, s, first_game=first), None, None, None, None
-        frame, boards = positions(traces), traces.rolls[:, K.T_BOARD :]
-        inputs = frame[list(LK.INPUTS)].to_numpy()
-        v = equity.learned.predict_boards(boards) if equity.learned is not None else equity.logistic.predict(inputs)
-        sums = held_out_sums(equity, frame, boards, v if equity.learned is not None else None)
-        return (_traced_records(plan, rules, traces, first, n), sums, bonus_choices(traces),
-                *_roll_samples(traces, roll_covariates(inputs, boards, v), plan.seed, rate))
-    if stage == "roll states":
-        rows, games, covariates, equity = args
-        states = roll_states(rules, rows, games, s, equity.model)
-        return pd.concat([states, pd.DataFrame(covariates, columns=[f"c_{c}" for c in ROLL_COVARIATES])], axis=1)
+            return play_games(rules, n, plan.seed, s, s, first_game=first), None, None, None
+        calibration, dice = _held_out(rules, s, equity, traces, plan.roll_block())
+        return _traced_records(plan, rules, traces, first, n), calibration, bonus_choices(traces), dice
     if stage == "equity":
         traces = trace_games(rules, s, s, plan.seed, 0, plan.equity_games)
         choice = equity_models(rules, s, plan.equity_games, plan.seed, plan.equity, among=plan.rulesets,
                                traces=traces)
-        return choice, bonus_choices(traces), _comparison_records(plan, rules, traces, 0, plan.equity_games)
+        return (choice, bonus_choices(traces), _comparison_records(plan, rules, traces, 0, plan.equity_games),
+                _held_out(rules, s, choice, traces, plan.roll_block())[1])
     if stage == "ladder":
         x, y = (load_strategy(spec) for spec in args)
         (match,) = ladder(rules, [x, y], plan.ladder_games, plan.seed, workers=1)
@@ -305,9 +271,10 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
             # no game of this chunk could be traced: the finished ones were too long to keep
             records = play_games(rules, n, plan.seed, s, s, first_game=first)
             kept = records.iloc[: max(0, plan.traced_for_records() - first)]
-            return None, None, int((records["unfinished"] == 0).sum()), kept if len(kept) else None
+            return None, None, int((records["unfinished"] == 0).sum()), kept if len(kept) else None, None
         rolls, games = trace_luck(rules, traces, s, s, equity.model)
-        return rolls, games, traces.too_long, _comparison_records(plan, rules, traces, first, n)
+        dice = _held_out(rules, s, equity, traces, plan.roll_block(), only_chosen=True)[1]
+        return rolls, games, traces.too_long, _comparison_records(plan, rules, traces, first, n), dice
     if stage == "elo":
         (table,) = args
         return bradley_terry(table, bootstrap=200, seed=plan.seed)
@@ -317,30 +284,19 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
     raise AssertionError(f"unknown report stage {stage!r}")
 
 
-def sampled_states(traces: Traces, seed: int, rate: float) -> np.ndarray:
-    """Which rolls of ``traces`` are sampled for the roll values: each but the opening ones with probability
-    ``rate``, by a stream of its game alone (``SeedSequence(seed, spawn_key=(ROLL_STATES_KEY, game))``), so
-    that the same positions are drawn however the games are split into tasks."""
-    keep = np.zeros(len(traces.rolls), dtype=bool)
-    for i, game in enumerate(traces.games):
-        lo, hi = traces.start[i], traces.start[i + 1]
-        draws = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(ROLL_STATES_KEY, int(game)))).random(hi - lo)
-        keep[lo:hi] = draws < rate
-    return keep & (traces.rolls[:, K.T_OPENING] == 0)
-
-
-def _roll_samples(traces: Traces, covariates: np.ndarray, seed: int, rate: float) -> tuple[tuple, tuple]:
-    """The positions of ``traces`` sampled for the roll values, ``(rows, games, covariates)``, and the
-    covariates of every position but the openings, ``(sums per game, positions per game)``."""
-    games = traces.roll_games()
-    keep = sampled_states(traces, seed, rate)
-    every = traces.rolls[:, K.T_OPENING] == 0
-    counts, *sums = per_game(games[every], *covariates[every].T)
-    return (traces.rolls[keep], games[keep], covariates[keep]), (np.column_stack(sums), counts)
-
-
-ROLL_STATES_KEY = 2**32 - 5  # the spawn key of the positions sampled for the roll values (streams.py's keys apart)
-ROLL_STATES_CHUNK = 2_000  # positions a task values: about a second in the European game
+def _held_out(rules: Ruleset, strategy: str, equity: EquityChoice, traces: Traces, block: int,
+              only_chosen: bool = False) -> tuple[dict, dict]:
+    """Each equity model's calibration sums over the positions of ``traces`` and the sums of the roll values
+    (``analyses.bonus.DiceSums``) by it, by model name (``only_chosen``: the chosen model's roll-value sums
+    alone, and no calibration); ``block`` games a cluster of the roll values (``analyses.bonus.roll_block``)."""
+    frame, boards = positions(traces), traces.rolls[:, K.T_BOARD :]
+    predictions = model_predictions(equity, frame, boards)
+    models = {"logistic": equity.logistic, "learned": equity.learned}
+    wanted = [equity.chosen] if only_chosen else list(predictions)
+    dice = roll_dice_sums(rules, traces, strategy, {name: models[name] for name in wanted}, predictions,
+                          frame[list(LK.INPUTS)].to_numpy(), "learned" if equity.learned is not None else "logistic",
+                          block)
+    return ({} if only_chosen else held_out_sums(equity, frame, predictions)), dice
 
 
 def _comparison_records(plan: ReportPlan, rules: Ruleset, traces: Traces, first: int, n: int) -> pd.DataFrame | None:
@@ -410,6 +366,7 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
         matches: dict[int, list] = {}
         models: dict[int, EquityChoice] = {}
         sums: dict[int, list] = {}  # each rule set's calibration sums, a dict (model name -> sums) a part
+        rolled: dict[int, list] = {}  # and the sums of its roll values, likewise
         for (stage, i, _args, _), out in zip(first, played):
             r = results[i]
             if stage == "games":
@@ -417,8 +374,9 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
             elif stage == "ladder":
                 matches.setdefault(i, []).append(out)
             elif stage == "equity":
-                equity, r.choices, kept = out
+                equity, r.choices, kept, dice = out
                 from_traces[i].append(kept)
+                rolled[i] = [dice]
                 # the tasks need the models, not the fit's calibration
                 models[i] = dataclasses.replace(equity, held_out={})
                 sums[i] = [equity.held_out]
@@ -428,58 +386,36 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
                 strategies = [load_strategy(x) for x in plan.ladder_for(rules)]
                 results[i].ladder = ladder_table(matches[i], strategies)
                 second.append(("elo", i, (results[i].ladder,), 0))
-        # the share of the comparison's positions sampled for the roll values, from the equity fit's games'
-        # positions a game
-        rates = {i: _sampling_rate(plan, sums[i][0]["logistic"]) for i in models}
-        second += [("held-out games", i, (g, n, models[i], rates[i]), n) for i in models for g, n in comparison]
-        sampled: dict[int, list] = {i: [] for i in models}  # the positions sampled for the roll values
-        covered: dict[int, list] = {i: [] for i in models}  # and the covariates of every position they came from
+        second += [("held-out games", i, (g, n, models[i]), n) for i in models for g, n in comparison]
         for (stage, i, _args, _), out in zip(second, run(second)):
             if stage == "elo":
                 results[i].elo = out
             else:
-                records, part, choices, states, everywhere = out
+                records, part, choices, dice = out
                 from_play.setdefault(i, []).append(records)
                 if part is not None:
                     sums[i].append(part)
+                    rolled[i].append(dice)
                     results[i].choices = pd.concat([results[i].choices, choices], ignore_index=True)
-                    sampled[i].append(states)
-                    covered[i].append(everywhere)
         for i, parts in sums.items():
             models[i] = dataclasses.replace(models[i], chosen=_calibrate(results[i], parts, plan.equity))
         # luck games are slow: small chunks, no Dask minimum
         third = [("luck", i, (g, n, models[i]), n) for i in models
                  for g, n in _chunks(0, plan.luck_games, default_chunk_size(plan.luck_games, workers))]
-        # the sampled positions are valued once the equity model that values them is chosen
-        for i, parts in sampled.items():
-            if plan.samples_roll_states():
-                if not parts:
-                    raise AcesimError(f"no comparison game under {plan.rulesets[i].name} could be traced to sample "
-                                      "positions for the roll values")
-                rows, games, covariates = (np.concatenate(column) for column in zip(*parts))
-                results[i].covariates = tuple(np.concatenate(column) for column in zip(*covered[i]))
-                if len(np.unique(games)) < 2:
-                    raise AcesimError(f"--roll-states {plan.roll_states} sampled positions of "
-                                      f"{len(np.unique(games))} game(s) under {plan.rulesets[i].name}; the roll "
-                                      "values need at least 2: raise it")
-                third += [("roll states", i, (rows[k : k + n], games[k : k + n], covariates[k : k + n], models[i]), 0)
-                          for k, n in _chunks(0, len(rows), ROLL_STATES_CHUNK)]
-        outs: dict[str, dict[int, list]] = {"luck": {}, "roll states": {}}  # each stage's parts, by rule set
-        for (stage, i, _args, _), out in zip(third, run(third)):
-            outs[stage].setdefault(i, []).append(out)
-        for i, parts in outs["roll states"].items():
-            results[i].roll_states = pd.concat(parts, ignore_index=True)
-        for i, parts in outs["luck"].items():
+        for i, parts in _by_rule_set(third, run(third)).items():
             r = results[i]
-            traced = [(rolls, games) for rolls, games, _, _ in parts if rolls is not None]
+            traced = [(rolls, games) for rolls, games, _, _, _ in parts if rolls is not None]
             if not traced:
                 raise AcesimError("no finished game to trace")
             r.rolls = pd.concat([rolls for rolls, _ in traced], ignore_index=True)
             r.choices = pd.concat([r.choices, r.rolls[list(r.choices.columns)]], ignore_index=True)
             r.luck_games = pd.concat([games for _, games in traced], ignore_index=True)
-            r.too_long = sum(too_long for _, _, too_long, _ in parts)
+            r.too_long = sum(too_long for _, _, too_long, _, _ in parts)
             r.luck = luck_summary(r.luck_games, r.rules.name, r.player, r.player)
-            from_traces[i] += [kept for _, _, _, kept in parts]
+            from_traces[i] += [kept for _, _, _, kept, _ in parts]
+            rolled[i] += [dice for *_, dice in parts if dice is not None]
+            # every traced game of the comparison, valued by the chosen model
+            r.dice = B.merged_dice_sums([part[r.equity_model] for part in rolled[i]])
         for i in range(len(plan.rulesets)):
             frames = [f for f in from_traces[i] + from_play.get(i, []) if f is not None]
             if frames:
@@ -490,16 +426,6 @@ def build(plan: ReportPlan, workers: int = 1, progress=None, scheduler: str | No
             for (_, i, _, _), out in zip(fourth, run(fourth)):
                 results[i].bonus_model = out
     return results
-
-
-def _sampling_rate(plan: ReportPlan, fit: CalibrationSums) -> float:
-    """The probability with which each position of the comparison's held-out games is sampled for the roll
-    values: ``plan.roll_states`` over the positions those games are expected to hold (the equity fit's
-    held-out games' positions a game); 0 when the roll values come from the luck games."""
-    if not plan.samples_roll_states():
-        return 0.0
-    expected = (plan.games - plan.traced_for_records()) * fit.positions / max(1, fit.games)
-    return min(1.0, plan.roll_states / max(1.0, expected))
 
 
 def _by_rule_set(tasks: list[tuple], outs: list) -> dict[int, list]:
@@ -574,8 +500,7 @@ def tables(plan: ReportPlan, results: list[RuleSetResult]) -> dict[str, pd.DataF
                 [B.win_by_difference(f, column).assign(rules=name) for name, f in frames.items()]
             )
         out["bonus_model"] = pd.concat([r.bonus_model.assign(rules=r.rules.name) for r in results])
-        out["roll_values"] = pd.concat([B.roll_values(r.valued_states, r.covariates).assign(rules=r.rules.name)
-                                        for r in results])
+        out["roll_values"] = pd.concat([B.roll_values(r.dice).assign(rules=r.rules.name) for r in results])
         out["chosen_by_phase"] = pd.concat(
             [B.chosen_doubles_by_phase(r.choices).assign(rules=r.rules.name) for r in results]
         )
@@ -714,6 +639,11 @@ def _comparison_lines(t: dict[str, pd.DataFrame], results: list[RuleSetResult]) 
     return lines
 
 
+def _sampling_unit(plan: ReportPlan) -> str:
+    block = plan.roll_block()
+    return "the game" if block == 1 else f"blocks of {block} consecutive games"
+
+
 def _bonus_lines(plan: ReportPlan, t: dict[str, pd.DataFrame], names: list[str]) -> list[str]:
     bm = t["bonus_model"]
     rows = []
@@ -740,7 +670,8 @@ def _bonus_lines(plan: ReportPlan, t: dict[str, pd.DataFrame], names: list[str])
                      *(plain(100 * part.loc[d, "value"], 100 * part.loc[d, "ci95_low"], 100 * part.loc[d, "ci95_high"])
                        for d in special)])
     lines += ["Value of the special rolls over the average roll (percentage points of win chance, 95% CI; "
-              f"{_roll_states_said(plan)}, the game as the sampling unit):", "",
+              "over every roll of the traced games, from the value after the roll that came; "
+              f"{_sampling_unit(plan)} as the sampling unit):", "",
               *markdown_table(["rule set", "positions", *(f"{a}-{b}" for a, b in special)], rows), ""]
     return lines
 
@@ -805,14 +736,6 @@ def _glossary_lines() -> list[str]:
     return [f"* **{term}**: {meaning}." for term, meaning in GLOSSARY]
 
 
-def _roll_states_said(plan: ReportPlan) -> str:
-    """Which positions the roll values average over (``build``)."""
-    if plan.samples_roll_states():
-        return ("over positions sampled evenly from the comparison's games the equity fit and the luck games "
-                "leave, each valued against all 21 rolls")
-    return "from the per-roll values of the luck games"
-
-
 def _choices_counted(plan: ReportPlan) -> str:
     """Which games the doubles chosen after a 1-2 are counted over (``build``)."""
     if plan.needs("compare", "bonus") and plan.games > plan.traced_for_records():
@@ -830,9 +753,9 @@ def _method_lines(plan: ReportPlan) -> list[str]:
         f"{plan.equity_games:,} games to fit the equity model (on their first 80%; both equity models are "
         f"calibrated on all the comparison's other games, the luck games apart); "
         f"{plan.luck_games:,} further games whose every roll is valued against all 21 rolls (the double "
-        f"chosen after a 1-2, by phase, is counted over {_choices_counted(plan)}); "
-        + (f"about {plan.roll_states:,} positions sampled from the comparison's other games, each valued against "
-           "all 21 rolls, for the value of each roll; " if plan.samples_roll_states() else "") +
+        f"chosen after a 1-2, by phase, is counted over {_choices_counted(plan)}; the value of each roll "
+        f"is estimated over every roll of {_choices_counted(plan)}, from the value after the roll that came "
+        "and the covariates of every position: docs/statistics.md); "
         f"{plan.ladder_games:,} games per pairing and seat order in the skill ladder of "
         f"{', '.join(plan.ladder_strategies)}.",
         "",
@@ -988,5 +911,5 @@ def run(plan: ReportPlan, workers: int = 1, out: Path | None = None, force: bool
 def report_sizes_from_numbers(games: int) -> dict:
     """Default sizes of the other parts for a comparison of ``games`` games per rule set."""
     return {"equity_games": max(10, min(2_000, games // 5)), "luck_games": max(3, min(300, games // 30)),
-            "ladder_games": max(1, min(200, games // 50)), "roll_states": min(80_000, 2 * games)}
+            "ladder_games": max(1, min(200, games // 50))}
 
