@@ -83,8 +83,9 @@ def _dice(games: int, seed: int, true_values: np.ndarray | None = None) -> tuple
 
 def _values(frame: pd.DataFrame, covariates: bool = True) -> pd.DataFrame:
     x = frame[["x"]].to_numpy() if covariates else np.zeros((len(frame), 1))
-    return roll_values(dice_sums(frame["game"].to_numpy(), frame["a"].to_numpy(), frame["b"].to_numpy(),
-                                 frame["y"].to_numpy(), frame["v"].to_numpy(), x))
+    (sums,) = dice_sums(frame["game"].to_numpy(), frame["a"].to_numpy(), frame["b"].to_numpy(),
+                        [frame["y"].to_numpy()], [frame["v"].to_numpy()], x)
+    return roll_values(sums)
 
 
 def test_roll_values_do_not_narrow_when_the_rolls_of_each_game_repeat():
@@ -118,8 +119,8 @@ def test_merged_dice_sums_are_the_sums_of_all_the_games():
     parts = [frame[frame.game < 37], frame[frame.game >= 37]]
 
     def sums(f: pd.DataFrame):
-        return dice_sums(f["game"].to_numpy(), f["a"].to_numpy(), f["b"].to_numpy(), f["y"].to_numpy(),
-                         f["v"].to_numpy(), f[["x"]].to_numpy())
+        return dice_sums(f["game"].to_numpy(), f["a"].to_numpy(), f["b"].to_numpy(), [f["y"].to_numpy()],
+                         [f["v"].to_numpy()], f[["x"]].to_numpy())[0]
 
     merged, whole = roll_values(merged_dice_sums([sums(p) for p in parts])), roll_values(sums(frame))
     pd.testing.assert_frame_equal(merged, whole, check_exact=False, rtol=1e-10)

@@ -445,22 +445,33 @@ class DiceSums:
 
 
 @ONE_BLAS_THREAD  # a product over several threads would differ in its last bits, and spin
-def dice_sums(games: np.ndarray, die_a: np.ndarray, die_b: np.ndarray, y: np.ndarray, v: np.ndarray,
-              x: np.ndarray, block: int = 1) -> DiceSums:
+def dice_sums(games: np.ndarray, die_a: np.ndarray, die_b: np.ndarray, ys: Sequence[np.ndarray],
+              vs: Sequence[np.ndarray], x: np.ndarray, block: int = 1) -> list[DiceSums]:
     """The ``DiceSums`` of rolls (none an opening roll) of the games ``games``, the dice ``die_a``,
-    ``die_b``, ``y = W - V``, ``V`` and the covariates ``x`` of each; ``block`` games a cluster."""
-    roll = (np.minimum(die_a, die_b) - 1) * (14 - np.minimum(die_a, die_b)) // 2 + np.abs(die_a - die_b)
+    ``die_b`` and the covariates ``x`` of each, one for each pair of ``y = W - V`` and ``V`` of ``ys`` and
+    ``vs`` (one a model: the covariates' parts are computed once); ``block`` games a cluster."""
+    low = np.minimum(die_a, die_b)
+    roll = (low - 1) * (14 - low) // 2 + np.abs(die_a - die_b)
     blocks, which = np.unique(np.asarray(games) // block, return_inverse=True)
     cell = which * N_ROLLS + roll
     size = len(blocks) * N_ROLLS
     counts = np.bincount(cell, minlength=size).reshape(len(blocks), N_ROLLS).astype(np.float64)
-    y_sums = np.bincount(cell, weights=y, minlength=size).reshape(len(blocks), N_ROLLS)
     x_sums = np.stack([np.bincount(cell, weights=x[:, j], minlength=size) for j in range(x.shape[1])],
                       axis=-1).reshape(len(blocks), N_ROLLS, x.shape[1])
-    design = np.column_stack([np.ones(len(y)), x])
-    xtx = np.stack([design[roll == r].T @ design[roll == r] for r in range(N_ROLLS)])
-    xty = np.stack([design[roll == r].T @ y[roll == r] for r in range(N_ROLLS)])
-    return DiceSums(blocks, counts, y_sums, x_sums, xtx, xty, float(np.sum(v)), len(np.unique(games)))
+    # the rolls grouped by the roll that came, in their order, so that each roll's rows are one slice
+    order = np.argsort(roll, kind="stable")
+    cuts = np.searchsorted(roll[order], np.arange(N_ROLLS + 1))
+    design = np.column_stack([np.ones(len(roll)), x])[order]
+    parts = [design[cuts[r] : cuts[r + 1]] for r in range(N_ROLLS)]
+    xtx = np.stack([part.T @ part for part in parts])
+    n_games = len(np.unique(games))
+    out = []
+    for y, v in zip(ys, vs):
+        y_sums = np.bincount(cell, weights=y, minlength=size).reshape(len(blocks), N_ROLLS)
+        ordered = y[order]
+        xty = np.stack([part.T @ ordered[cuts[r] : cuts[r + 1]] for r, part in enumerate(parts)])
+        out.append(DiceSums(blocks, counts, y_sums, x_sums, xtx, xty, float(np.sum(v)), n_games))
+    return out
 
 
 def merged_dice_sums(parts: Sequence[DiceSums]) -> DiceSums:

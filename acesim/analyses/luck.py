@@ -125,12 +125,10 @@ def roll_dice_sums(rules: Ruleset, traces: Traces, strategy: Strategy | str, mod
     keep = traces.rolls[:, K.T_OPENING] == 0
     games = traces.roll_games()[keep]
     a, b = traces.rolls[keep, K.T_DIE_A], traces.rolls[keep, K.T_DIE_B]
-    out = {}
-    for name, model in models.items():
-        v = predictions[name]
-        y = values_after(rules, traces, strategy, model, v) - v
-        out[name] = dice_sums(games, a, b, y[keep], v[keep], x[keep], block)
-    return out
+    ys = [(values_after(rules, traces, strategy, model, predictions[name]) - predictions[name])[keep]
+          for name, model in models.items()]
+    vs = [predictions[name][keep] for name in models]
+    return dict(zip(models, dice_sums(games, a, b, ys, vs, x[keep], block)))
 
 
 # The covariates of the roll values' regression estimator (``bonus.roll_values``): the equity model's inputs,
