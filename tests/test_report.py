@@ -112,16 +112,23 @@ def test_comparison_records_are_the_games_played_from_game_0():
     pd.testing.assert_frame_equal(result.records, expected.iloc[:40])
 
 
-def test_calibration_holds_out_every_game_not_fitted_on_but_the_luck_games():
-    """The equity models are calibrated on the fit's last 20% (games 48 .. 59 here) and on every comparison
-    game after the luck games' (66 .. 149): the bins and Brier scores of calibrating both models on those
-    games' positions at once, and the model of the lower Brier score over them."""
+@pytest.fixture(scope="module")
+def small_bonus():
+    """A bonus run of 150 European games (the equity fit's 60, then 6 luck games), and beside it the equity
+    fit's models and all 150 games traced at once."""
     plan = analysis_plan("bonus", ("bonus",), AnalysisOptions("european", games=150, equity_games=60,
                                                             luck_games=6, seed=9))
     (result,) = build(plan, workers=2)
     rules = Ruleset.preset("european")
     choice = equity_models(rules, "learned:any", 60, 9, traces=trace_games(rules, "learned:any", "learned:any", 9, 0, 60))
-    traces = trace_games(rules, "learned:any", "learned:any", 9, 0, 150)
+    return result, choice, trace_games(rules, "learned:any", "learned:any", 9, 0, 150)
+
+
+def test_calibration_holds_out_every_game_not_fitted_on_but_the_luck_games(small_bonus):
+    """The equity models are calibrated on the fit's last 20% (games 48 .. 59 here) and on every comparison
+    game after the luck games' (66 .. 149): the bins and Brier scores of calibrating both models on those
+    games' positions at once, and the model of the lower Brier score over them."""
+    result, choice, traces = small_bonus
     frame = positions(traces)
     held = ((frame["game"] >= 48) & (frame["game"] < 60) | (frame["game"] >= 66)).to_numpy()
     test, boards = frame[held], traces.rolls[held, K.T_BOARD:]
@@ -141,15 +148,11 @@ def test_calibration_holds_out_every_game_not_fitted_on_but_the_luck_games():
     assert result.equity_positions == len(test)
 
 
-def test_roll_values_come_from_every_roll_of_the_comparisons_games():
+def test_roll_values_come_from_every_roll_of_the_comparisons_games(small_bonus):
     """Every roll of the 150 games (the equity fit's, the luck games' and the rest), each valued after the
     roll that came by the chosen model: the same table as the sums of all 150 traced games at once."""
-    plan = analysis_plan("bonus", ("bonus",), AnalysisOptions("european", games=150, equity_games=60,
-                                                            luck_games=6, seed=9))
-    (result,) = build(plan, workers=2)
+    result, choice, traces = small_bonus
     rules = Ruleset.preset("european")
-    choice = equity_models(rules, "learned:any", 60, 9, traces=trace_games(rules, "learned:any", "learned:any", 9, 0, 60))
-    traces = trace_games(rules, "learned:any", "learned:any", 9, 0, 150)
     frame = positions(traces)
     predictions = model_predictions(choice, frame, traces.rolls[:, K.T_BOARD:])
     name = result.equity_model
