@@ -159,7 +159,7 @@ def equity_models(
     learned = None
     if learned_model is not None:
         learned = LearnedEquity(rules.name, learned_model.path, learned_model.network(rules))
-    held_out = _sums_of(model, learned, test, boards, base_rate)
+    held_out = _calibration_sums(test, _predictions(model, learned, test, boards), base_rate)
     calibrations = {name: calibration_from_sums(sums) for name, sums in held_out.items()}
     return EquityChoice(model, chosen_model(equity, calibrations), learned, held_out, base_rate)
 
@@ -176,28 +176,29 @@ def chosen_model(equity: str, calibrations: dict[str, Calibration]) -> str:
 
 def model_predictions(choice: EquityChoice, test: pd.DataFrame, boards: np.ndarray) -> dict[str, np.ndarray]:
     """Each of ``choice``'s models' V of the positions ``test`` (``positions``) and their ``boards``, by name."""
-    out = {"logistic": choice.logistic.predict(test[list(LK.INPUTS)].to_numpy())}
-    if choice.learned is not None:
-        out["learned"] = choice.learned.predict_boards(boards)
-    return out
+    return _predictions(choice.logistic, choice.learned, test, boards)
 
 
 def held_out_sums(choice: EquityChoice, test: pd.DataFrame, predictions: dict[str, np.ndarray]) -> dict[str, CalibrationSums]:
     """The calibration sums of each of ``choice``'s models over the positions ``test`` (``positions`` of
     traced games the logistic model was not fitted on, which a report adds to the fit's own held-out games),
     from their ``predictions`` (``model_predictions``)."""
-    y, games = test["won"].to_numpy(), test["game"].to_numpy()
-    return {name: calibration_sums(p, y, choice.base_rate, games) for name, p in predictions.items()}
+    return _calibration_sums(test, predictions, choice.base_rate)
 
 
-def _sums_of(logistic: EquityModel, learned: LearnedEquity | None, test: pd.DataFrame, boards: np.ndarray,
-             base_rate: float) -> dict[str, CalibrationSums]:
-    """Each model's calibration sums over the positions ``test`` (their ``boards``)."""
-    y, games = test["won"].to_numpy(), test["game"].to_numpy()
-    sums = {"logistic": calibration_sums(logistic.predict(test[list(LK.INPUTS)].to_numpy()), y, base_rate, games)}
+def _predictions(logistic: EquityModel, learned: LearnedEquity | None, test: pd.DataFrame,
+                 boards: np.ndarray) -> dict[str, np.ndarray]:
+    out = {"logistic": logistic.predict(test[list(LK.INPUTS)].to_numpy())}
     if learned is not None:
-        sums["learned"] = calibration_sums(learned.predict_boards(boards), y, base_rate, games)
-    return sums
+        out["learned"] = learned.predict_boards(boards)
+    return out
+
+
+def _calibration_sums(test: pd.DataFrame, predictions: dict[str, np.ndarray],
+                      base_rate: float) -> dict[str, CalibrationSums]:
+    """Each model's calibration sums over the positions ``test``, from its ``predictions`` of them."""
+    y, games = test["won"].to_numpy(), test["game"].to_numpy()
+    return {name: calibration_sums(p, y, base_rate, games) for name, p in predictions.items()}
 
 
 def fit_equity(
