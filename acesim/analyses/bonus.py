@@ -419,6 +419,16 @@ def chosen_doubles_by_phase(rolls: pd.DataFrame) -> pd.DataFrame:
 ROLL_BLOCKS = 2_000
 
 
+# the index of each roll among the 21 (``ROLL_A``, ``ROLL_B``), by its two dice in either order
+_ROLL_OF = np.zeros((7, 7), dtype=np.int64)
+_ROLL_OF[ROLL_A, ROLL_B] = _ROLL_OF[ROLL_B, ROLL_A] = np.arange(N_ROLLS)
+
+
+def roll_indices(die_a: np.ndarray, die_b: np.ndarray) -> np.ndarray:
+    """The index among the 21 rolls of each pair of dice (``kernels.turn.roll_index``, for arrays)."""
+    return _ROLL_OF[die_a, die_b]
+
+
 def roll_block(games: int) -> int:
     """How many games a cluster of the roll values' intervals holds when ``games`` games are traced: one,
     up to ``ROLL_BLOCKS`` games; then blocks of consecutive games, at least ``ROLL_BLOCKS`` of them."""
@@ -450,8 +460,7 @@ def dice_sums(games: np.ndarray, die_a: np.ndarray, die_b: np.ndarray, ys: Seque
     """The ``DiceSums`` of rolls (none an opening roll) of the games ``games``, the dice ``die_a``,
     ``die_b`` and the covariates ``x`` of each, one for each pair of ``y = W - V`` and ``V`` of ``ys`` and
     ``vs`` (one a model: the covariates' parts are computed once); ``block`` games a cluster."""
-    low = np.minimum(die_a, die_b)
-    roll = (low - 1) * (14 - low) // 2 + np.abs(die_a - die_b)
+    roll = roll_indices(die_a, die_b)
     blocks, which = np.unique(np.asarray(games) // block, return_inverse=True)
     cell = which * N_ROLLS + roll
     size = len(blocks) * N_ROLLS

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from acesim.analyses.bonus import DiceSums, dice_sums
+from acesim.analyses.bonus import DiceSums, dice_sums, roll_indices
 from acesim.analyses.equity import EquityModel
 from acesim.common.errors import AcesimError
 from acesim.common.stats import Z95, wilson
@@ -108,8 +108,7 @@ def values_after(rules: Ruleset, traces: Traces, strategy: Strategy | str, model
         seats, ra, memory, choices = _valuing(rules, strategy, strategy)
         values = np.zeros((len(rows), LK.N_ROLLS))
         keep_memory(LK.value_rows(rows, len(rows), ra, seats, model.kernel_coef, choices, memory, values))
-        came = [LK.roll_index(a, b) for a, b in rows[:, [K.T_DIE_A, K.T_DIE_B]]]
-        w[dropped] = values[np.arange(len(rows)), came]
+        w[dropped] = values[np.arange(len(rows)), roll_indices(rows[:, K.T_DIE_A], rows[:, K.T_DIE_B])]
     return w
 
 
@@ -133,7 +132,7 @@ def roll_dice_sums(rules: Ruleset, traces: Traces, strategy: Strategy | str, mod
 
 # The covariates of the roll values' regression estimator (``bonus.roll_values``): the equity model's inputs,
 # the phase, and V with its square, which follow how much a roll can change (a race, a prime, the dice
-# needed to enter); each a column ``c_NAME`` of ``roll_states``' table.
+# needed to enter); the columns of ``roll_covariates``, in this order.
 ROLL_COVARIATES = (*LK.INPUTS, "entering", "contact", "race", "v", "v_squared")
 
 

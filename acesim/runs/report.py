@@ -249,14 +249,14 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
         except AcesimError:
             # no game of this chunk could be traced: the finished ones were too long to keep
             return play_games(rules, n, plan.seed, s, s, first_game=first), None, None, None
-        calibration, dice = _held_out(rules, s, equity, traces, plan.roll_block())
+        calibration, dice = _traced_sums(rules, s, equity, traces, plan.roll_block())
         return _traced_records(plan, rules, traces, first, n), calibration, bonus_choices(traces), dice
     if stage == "equity":
         traces = trace_games(rules, s, s, plan.seed, 0, plan.equity_games)
         choice = equity_models(rules, s, plan.equity_games, plan.seed, plan.equity, among=plan.rulesets,
                                traces=traces)
         return (choice, bonus_choices(traces), _comparison_records(plan, rules, traces, 0, plan.equity_games),
-                _held_out(rules, s, choice, traces, plan.roll_block())[1])
+                _traced_sums(rules, s, choice, traces, plan.roll_block())[1])
     if stage == "ladder":
         x, y = (load_strategy(spec) for spec in args)
         (match,) = ladder(rules, [x, y], plan.ladder_games, plan.seed, workers=1)
@@ -273,7 +273,7 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
             kept = records.iloc[: max(0, plan.traced_for_records() - first)]
             return None, None, int((records["unfinished"] == 0).sum()), kept if len(kept) else None, None
         rolls, games = trace_luck(rules, traces, s, s, equity.model)
-        dice = _held_out(rules, s, equity, traces, plan.roll_block(), only_chosen=True)[1]
+        dice = _traced_sums(rules, s, equity, traces, plan.roll_block(), only_chosen=True)[1]
         return rolls, games, traces.too_long, _comparison_records(plan, rules, traces, first, n), dice
     if stage == "elo":
         (table,) = args
@@ -284,9 +284,9 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
     raise AssertionError(f"unknown report stage {stage!r}")
 
 
-def _held_out(rules: Ruleset, strategy: str, equity: EquityChoice, traces: Traces, block: int,
+def _traced_sums(rules: Ruleset, strategy: str, equity: EquityChoice, traces: Traces, block: int,
               only_chosen: bool = False) -> tuple[dict, dict]:
-    """Each equity model's calibration sums over the positions of ``traces`` and the sums of the roll values
+    """Each equity model's calibration sums over the positions of traced games and the sums of the roll values
     (``analyses.bonus.DiceSums``) by it, by model name (``only_chosen``: the chosen model's roll-value sums
     alone, and no calibration); ``block`` games a cluster of the roll values (``analyses.bonus.roll_block``)."""
     frame, boards = positions(traces), traces.rolls[:, K.T_BOARD :]
