@@ -285,7 +285,7 @@ def _task(stage: str, plan: ReportPlan, index: int, *args):
 
 
 def _traced_sums(rules: Ruleset, strategy: str, equity: EquityChoice, traces: Traces, block: int,
-              only_chosen: bool = False) -> tuple[dict, dict]:
+                 only_chosen: bool = False) -> tuple[dict, dict]:
     """Each equity model's calibration sums over the positions of traced games and the sums of the roll values
     (``analyses.bonus.DiceSums``) by it, by model name (``only_chosen``: the chosen model's roll-value sums
     alone, and no calibration); ``block`` games a cluster of the roll values (``analyses.bonus.roll_block``)."""
