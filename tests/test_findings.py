@@ -90,6 +90,12 @@ def test_luck_words_follow_the_share_the_dice_explain():
     assert "decide much of the result" in rule_set_findings(t, "b")[0]
     assert "decide some of the result" in rule_set_findings(t, "c")[0]
     assert "70% [65%, 75%] of the variance" in rule_set_findings(t, "a")[0]
+    # one seat won every luck game: R^2 is undefined, and the finding says why instead of a number
+    one_sided = {**luck("d", float("nan")), "r2_low": float("nan"), "r2_high": float("nan"), "games": 6,
+                 "seat_a_win_rate": 0.0}
+    text = rule_set_findings({"luck": pd.DataFrame([one_sided])}, "d")[0]
+    assert text == ("**How much the dice decide cannot be measured here:** the same seat won every game, so the "
+                    "result has no variance for net luck to explain (n = 6 games); play more luck games.")
 
 
 def test_the_sharpest_differences_between_rule_sets():

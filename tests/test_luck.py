@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -129,6 +130,18 @@ def test_luck_summary_when_luck_decides_everything():
     games["result_a"] = (rng.random(n) < 0.5).astype(float)
     summary = luck_summary(games, "synthetic", "a", "b")
     assert summary["r2_low"] == 0.0 and summary["luckier_side_won_low"] < 0.5 < summary["luckier_side_won_high"]
+
+
+def test_luck_summary_when_one_seat_wins_every_game():
+    """The result has no variance: R^2 is undefined (NaN, and so is its interval), without a numpy warning."""
+    net = np.array([-0.5, -0.6, -0.4, -0.55, -0.58, -0.45])
+    games = pd.DataFrame({"net_luck": net, "result_a": 0.0, "model": 0.0, "identity_gap": 0.0})
+    games["luck_adjusted_a"] = games["result_a"] - games["net_luck"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        summary = luck_summary(games, "synthetic", "a", "b")
+    assert np.isnan([summary["r2_result_on_net_luck"], summary["r2_low"], summary["r2_high"]]).all()
+    assert summary["luckier_side_won"] == 1.0 and summary["seat_a_win_rate"] == 0.0
 
 
 def test_bad_input(models):

@@ -21,6 +21,8 @@ look-ahead.  The luck-adjusted result is ``result_A - N``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -223,13 +225,17 @@ def luck_summary(games: pd.DataFrame, rules: str, strategy_a: str, strategy_b: s
     lucky = games[games["net_luck"] != 0]
     luckier_won = int(((lucky["net_luck"] > 0) == (lucky["result_a"] == 1)).sum())
     share, (low, high) = luckier_won / max(len(lucky), 1), wilson(luckier_won, max(len(lucky), 1))
-    r = float(np.corrcoef(games["result_a"], games["net_luck"])[0, 1])
-    # Fisher's z for the correlation, then squared: an interval for R^2 of result on N
-    z = np.arctanh(np.clip(r, -0.999999, 0.999999))
-    half = Z95 / np.sqrt(max(n - 3, 1))
-    r_low, r_high = np.tanh(z - half), np.tanh(z + half)
-    r2_low = 0.0 if r_low < 0 < r_high else min(r_low**2, r_high**2)
-    r2_high = max(r_low**2, r_high**2)
+    if games["result_a"].nunique() > 1 and games["net_luck"].nunique() > 1:
+        r = float(np.corrcoef(games["result_a"], games["net_luck"])[0, 1])
+        # Fisher's z for the correlation, then squared: an interval for R^2 of result on N
+        z = np.arctanh(np.clip(r, -0.999999, 0.999999))
+        half = Z95 / np.sqrt(max(n - 3, 1))
+        r_low, r_high = np.tanh(z - half), np.tanh(z + half)
+        r2_low = 0.0 if r_low < 0 < r_high else min(r_low**2, r_high**2)
+        r2_high = max(r_low**2, r_high**2)
+    else:
+        # one side won every game (or luck never differed): there is no variance to explain
+        r, r2_low, r2_high = math.nan, math.nan, math.nan
     adjusted = games["luck_adjusted_a"]
     sd_n = float(games["net_luck"].std(ddof=1))
     return {

@@ -123,6 +123,11 @@ def _bonus_model(part: pd.DataFrame) -> str:
 
 def _luck(row: pd.Series) -> str:
     share = row["r2_result_on_net_luck"]
+    if math.isnan(share):
+        why = ("the same seat won every game, so the result has no variance for net luck to explain"
+               if row["seat_a_win_rate"] in (0.0, 1.0) else "net luck was the same in every game")
+        return (f"**How much the dice decide cannot be measured here:** {why} ({_games(row['games'])}); "
+                "play more luck games.")
     words = "most of" if share >= 0.5 else "much of" if share >= 0.25 else "some of"
     return (f"**The dice decide {words} the result:** the side the dice favoured wins "
             f"{percent(row['luckier_side_won'], row['luckier_side_won_low'], row['luckier_side_won_high'])} of games, "
