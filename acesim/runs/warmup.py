@@ -19,6 +19,7 @@ import time
 import warnings
 from collections.abc import Callable
 
+import numba
 import numpy as np
 
 from acesim.analyses.hint import hint
@@ -30,6 +31,7 @@ from acesim.engine.rules import Ruleset
 from acesim.engine.sampling import sample_positions
 from acesim.engine.strategies import load_strategy, lowered
 from acesim.kernels import cache_is_warm
+from acesim.kernels.choice import _net_two_dice as net_two_dice, _tangent_beam as tangent_beam
 from acesim.kernels.choice import exhaustive_play, linear_search, net_best_play, search_arrays
 from acesim.kernels.memory import worker_memory
 from acesim.kernels.plays import segment_of
@@ -72,9 +74,26 @@ def _linear_searches() -> None:
     legal_plays(EUROPEAN, Position.start(EUROPEAN.start), (6, 3))
 
 
+def _tangent_beam() -> None:
+    """Compile, without running it, the network's tangent beam as ``net_shortlist`` calls it: the network's
+    search needs it a quarter of the way through its compile, and finds it in the cache when the other
+    group of the first stage compiled it first."""
+    board, rules, memory, n = _searches()
+    sc = memory.search
+    args = (board, rules, sc.segment, n, np.int64(16), _scored_weights()[1], np.int64(0), sc.net, sc.beam,
+            sc.beam_scores, sc.beam_sums, sc.parent, sc.parent_sum, sc.child, sc.moves)
+    tangent_beam.compile(tuple(numba.typeof(arg) for arg in args))
+
+
 def _network_search() -> None:
     board, rules, memory, n = _searches()
     weights, sc = _scored_weights(), memory.search
+    # the two-dice search first, which the other group does not compile: by the time the doubles' search
+    # needs the tangent beam, the beam and the enumeration, that group has put them in the cache
+    die = numba.from_dtype(sc.segment.dtype)
+    net_two_dice.compile((numba.typeof(board), numba.typeof(rules), die, die, numba.boolean,
+                          *(numba.typeof(arg) for arg in (weights[1], sc.net, sc.child, sc.parent, sc.moves,
+                                                          sc.moves_after, sc.pairs, sc.play))))
     net_best_play(board, rules, sc.segment, n, np.int64(0), np.bool_(False), memory.plays, memory.found,
                   weights[1], sc, sc.play)
 
@@ -105,20 +124,23 @@ def _training() -> None:
     learned.train(EUROPEAN, 2, 1, eval_every=0, workers=1)
 
 
-STEPS: dict[str, Callable[[], None]] = {"random search": _random_search, "linear searches": _linear_searches,
+STEPS: dict[str, Callable[[], None]] = {"tangent beam": _tangent_beam, "random search": _random_search,
+                                        "linear searches": _linear_searches,
                                         "network search": _network_search, "games": _games,
                                         "analyses": _analyses, "positions": _positions, "training": _training}
 # Stages one after the other, each of groups side by side, one per core.  Every player's turn links
 # the searches (the random player's and the scoring ones), so the first stage compiles them before
 # any later group calls them, which then read them from the cache instead of each compiling them at
-# once.  The network's search is the longest to compile, the rest of the searches about as long
-# together, so they are the first stage's two groups (both compile the enumeration of plays and the
-# heuristic's beam, which the network's search calls too: shorter than either group waiting for
-# the other).  Then the games and the positions (the look-ahead, the rollouts' trials), the two
-# longest of the rest, side by side; last the analyses and training, which call the game loop the
-# games compiled.  Balanced by their cold times (docs/performance-log.md).  acesim.kernels.jit
-# locks Numba's cache files, which two processes may write at once.
-STAGES = ((("random search", "linear searches"), ("network search",)),
+# once.  The network's search is the longest to compile, so its group starts with the two-dice search
+# and the other group with the three kernels the doubles' search calls that the two-dice search does
+# not (the tangent beam, the heuristic's beam, the enumeration of plays): each is in the cache before
+# the network's search reaches it, a race the other group wins with room to spare
+# (docs/performance-log.md).
+# Then the games and the positions (the look-ahead, the rollouts' trials), the two longest of the
+# rest, side by side; last the analyses and training, which call the game loop the games compiled.
+# Balanced by their cold times.  acesim.kernels.jit locks Numba's cache files, which two processes may
+# write at once.
+STAGES = ((("tangent beam", "linear searches", "random search"), ("network search",)),
           (("games",), ("positions",)),
           (("analyses",), ("training",)))
 
