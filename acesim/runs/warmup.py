@@ -74,15 +74,19 @@ def _linear_searches() -> None:
     legal_plays(EUROPEAN, Position.start(EUROPEAN.start), (6, 3))
 
 
+def _compile_for(kernel, *args) -> None:
+    """Compile ``kernel`` for the types of ``args``, without running it."""
+    kernel.compile(tuple(numba.typeof(arg) for arg in args))
+
+
 def _tangent_beam() -> None:
     """Compile, without running it, the network's tangent beam as ``net_shortlist`` calls it: the network's
     search needs it a quarter of the way through its compile, and finds it in the cache when the other
     group of the first stage compiled it first."""
     board, rules, memory, n = _searches()
     sc = memory.search
-    args = (board, rules, sc.segment, n, np.int64(16), _scored_weights()[1], np.int64(0), sc.net, sc.beam,
-            sc.beam_scores, sc.beam_sums, sc.parent, sc.parent_sum, sc.child, sc.moves)
-    tangent_beam.compile(tuple(numba.typeof(arg) for arg in args))
+    _compile_for(tangent_beam, board, rules, sc.segment, n, np.int64(16), _scored_weights()[1], np.int64(0), sc.net,
+                 sc.beam, sc.beam_scores, sc.beam_sums, sc.parent, sc.parent_sum, sc.child, sc.moves)
 
 
 def _network_search() -> None:
@@ -90,10 +94,8 @@ def _network_search() -> None:
     weights, sc = _scored_weights(), memory.search
     # the two-dice search first, which the other group does not compile: by the time the doubles' search
     # needs the tangent beam, the beam and the enumeration, that group has put them in the cache
-    die = numba.from_dtype(sc.segment.dtype)
-    net_two_dice.compile((numba.typeof(board), numba.typeof(rules), die, die, numba.boolean,
-                          *(numba.typeof(arg) for arg in (weights[1], sc.net, sc.child, sc.parent, sc.moves,
-                                                          sc.moves_after, sc.pairs, sc.play))))
+    _compile_for(net_two_dice, board, rules, sc.segment[0], sc.segment[1], np.bool_(False), weights[1], sc.net,
+                 sc.child, sc.parent, sc.moves, sc.moves_after, sc.pairs, sc.play)
     net_best_play(board, rules, sc.segment, n, np.int64(0), np.bool_(False), memory.plays, memory.found,
                   weights[1], sc, sc.play)
 
